@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1alpha1 contains the v1alpha1 API of the samplecontroller.example.com group.
+// +kubebuilder:object:generate=true
+// +groupName=samplecontroller.example.com
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of the objects in this package.
+	GroupVersion = schema.GroupVersion{Group: "samplecontroller.example.com", Version: "v1alpha1"}
+
+	// SchemeBuilder registers the types of this package with a runtime.Scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds the types of this package to a runtime.Scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

@@ -1,0 +1,343 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// Event reasons. Events are emitted on state changes only.
+const (
+	// ReasonDeploymentCreated: the operator created a Foo's Deployment.
+	ReasonDeploymentCreated = "DeploymentCreated"
+	// ReasonDeploymentScaled: the operator changed the replicas of a Foo's Deployment.
+	ReasonDeploymentScaled = "DeploymentScaled"
+	// ReasonDeploymentUpdated: the operator corrected other fields of a Foo's Deployment.
+	ReasonDeploymentUpdated = "DeploymentUpdated"
+	// ReasonDeploymentDeleted: the operator deleted a Deployment the Foo no longer names.
+	ReasonDeploymentDeleted = "DeploymentDeleted"
+	// ReasonErrResourceExists (Warning): the Deployment name is taken by an object the Foo
+	// does not control. The reason and message are kubernetes/sample-controller's.
+	ReasonErrResourceExists = "ErrResourceExists"
+	// MessageResourceExists is the message of ReasonErrResourceExists events and of the
+	// DeploymentConflict condition.
+	MessageResourceExists = "Resource %q already exists and is not managed by Foo"
+)
+
+// Field index names of the manager's cache.
+const (
+	// deploymentControllerIndex indexes Deployments by the UID of their controlling Foo.
+	deploymentControllerIndex = ".metadata.controller.foo"
+	// fooDeploymentNameIndex indexes Foos by spec.deploymentName.
+	fooDeploymentNameIndex = ".spec.deploymentName"
+)
+
+// DefaultConflictRecheckInterval is how often a Foo whose Deployment name is taken by an
+// object the operator does not manage checks whether the name became free. Such objects
+// are outside the operator's cache (which holds only its own Deployments), so their
+// deletion cannot be watched.
+const DefaultConflictRecheckInterval = 30 * time.Second
+
+// FooReconciler keeps, for every Foo, an nginx Deployment of the name and size the Foo asks
+// for, and reports the Deployment's state in the Foo's status.
+type FooReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	client.Client
+	// APIReader reads from the API server directly. It sees the Deployments the cache does
+	// not hold: those the operator does not manage.
+	APIReader client.Reader
+	// Recorder emits events about Foos.
+	Recorder events.EventRecorder
+	// DefaultImage is the operand image of Foos that set no spec.image.
+	DefaultImage string
+	// ConflictRecheckInterval is how often a Foo in conflict with a Deployment the operator
+	// does not manage is reconciled again; DefaultConflictRecheckInterval when zero.
+	ConflictRecheckInterval time.Duration
+}
+
+// +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos,verbs=get;list;watch
+// +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/status,verbs=patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings the Deployment of one Foo to the state the Foo asks for and writes the
+// Foo's status. Deleting a Foo needs no work here: the garbage collector deletes its
+// Deployment through the controller ownerReference.
+func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	foo := &samplev1alpha1.Foo{}
+	if err := r.Get(ctx, req.NamespacedName, foo); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !foo.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	obs := newObservation(r.reconcileDeployments(ctx, foo))
+	if err := errors.Join(obs.retryErr, r.reconcileStatus(ctx, foo, obs)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if obs.reason == samplev1alpha1.DeploymentConflictReason {
+		return ctrl.Result{RequeueAfter: r.conflictRecheckInterval()}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and
+// then deletes the Deployments the Foo controls under other names (left by a rename). It
+// returns the Foo's current Deployment, if it controls one, and a *reasonError when the
+// Foo is degraded.
+func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
+	if err := validateFoo(foo, r.DefaultImage); err != nil {
+		return nil, &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: err}
+	}
+	d, err := r.reconcileDeployment(ctx, foo)
+	if err != nil {
+		return d, err
+	}
+	return d, r.deleteStaleDeployments(ctx, foo)
+}
+
+// reconcileDeployment creates the Deployment named in spec.deploymentName, or corrects it
+// when it drifted from the Foo. A Deployment of that name that the Foo does not control is
+// never modified: the result is a DeploymentConflict.
+func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
+	desired := deploymentFor(foo, r.DefaultImage)
+	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
+	switch {
+	case err != nil:
+		return nil, err
+	case live == nil:
+		return r.createDeployment(ctx, foo, desired)
+	case !metav1.IsControlledBy(live, foo):
+		return nil, &reasonError{
+			reason: samplev1alpha1.DeploymentConflictReason,
+			err:    fmt.Errorf(MessageResourceExists, live.Name),
+		}
+	default:
+		return r.updateDeployment(ctx, foo, desired, live)
+	}
+}
+
+// getDeployment reads a Deployment from the cache, which holds only the Deployments the
+// operator manages, and from the API server when the cache has none of that name, so that
+// a Deployment someone else created is seen too. It returns nil when there is none.
+func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
+	d := &appsv1.Deployment{}
+	err := r.Get(ctx, key, d)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, d)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
+	}
+	return d, nil
+}
+
+func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
+	d, err := asDeployment(desired)
+	if err != nil {
+		return nil, fmt.Errorf("build Deployment for Foo %s: %w", klog.KObj(foo), err)
+	}
+	// Create, not apply: a create fails if the name was taken since getDeployment looked,
+	// where an apply would take over the other object.
+	if err := r.Create(ctx, d, client.FieldOwner(FieldManager)); err != nil {
+		return nil, writeFailed(fmt.Errorf("create Deployment %s: %w", klog.KObj(d), err))
+	}
+	deploymentWrites.WithLabelValues("create").Inc()
+	log.FromContext(ctx).Info("Created Deployment", "deployment", klog.KObj(d), "replicas", desiredReplicas(foo))
+	r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentCreated, "Create",
+		"Created Deployment %s with %d replicas", d.Name, desiredReplicas(foo))
+	return d, nil
+}
+
+func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*appsv1.Deployment, error) {
+	drifted, err := needsApply(desired, live)
+	if err != nil || !drifted {
+		return live, err
+	}
+	if err := r.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return live, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(live), err))
+	}
+	deploymentWrites.WithLabelValues("update").Inc()
+	// Apply filled desired with the API server's answer: the Deployment as it is now.
+	d, err := asDeployment(desired)
+	if err != nil {
+		return live, fmt.Errorf("read applied Deployment %s: %w", klog.KObj(live), err)
+	}
+
+	from, to := ptr.Deref(live.Spec.Replicas, 1), ptr.Deref(d.Spec.Replicas, 1)
+	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(d))
+	if from != to {
+		logger.Info("Scaled Deployment", "from", from, "to", to)
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentScaled, "Scale",
+			"Scaled Deployment %s from %d to %d replicas", d.Name, from, to)
+	} else {
+		logger.Info("Corrected drift of Deployment")
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentUpdated, "Update",
+			"Updated Deployment %s to match the Foo", d.Name)
+	}
+	return d, nil
+}
+
+// deleteStaleDeployments deletes the Deployments this Foo controls under a name other than
+// spec.deploymentName: what a rename leaves behind.
+func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo) error {
+	owned := &appsv1.DeploymentList{}
+	if err := r.List(ctx, owned, client.InNamespace(foo.Namespace), client.MatchingFields{deploymentControllerIndex: string(foo.UID)}); err != nil {
+		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err)}
+	}
+	for i := range owned.Items {
+		d := &owned.Items[i]
+		if d.Name == foo.Spec.DeploymentName || !d.DeletionTimestamp.IsZero() {
+			continue
+		}
+		// The UID precondition makes sure the object deleted is the one found controlled.
+		err := r.Delete(ctx, d, client.Preconditions{UID: &d.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
+			return writeFailed(fmt.Errorf("delete Deployment %s: %w", klog.KObj(d), err))
+		}
+		deploymentWrites.WithLabelValues("delete").Inc()
+		log.FromContext(ctx).Info("Deleted Deployment the Foo no longer names", "deployment", klog.KObj(d), "deploymentName", foo.Spec.DeploymentName)
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentDeleted, "Delete",
+			"Deleted Deployment %s: spec.deploymentName is now %s", d.Name, foo.Spec.DeploymentName)
+	}
+	return nil
+}
+
+func (r *FooReconciler) conflictRecheckInterval() time.Duration {
+	if r.ConflictRecheckInterval > 0 {
+		return r.ConflictRecheckInterval
+	}
+	return DefaultConflictRecheckInterval
+}
+
+// SetupWithManager registers the reconciler, its cache indexes and its watches.
+func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(ctx, &appsv1.Deployment{}, deploymentControllerIndex, indexDeploymentController); err != nil {
+		return fmt.Errorf("index Deployments by controller: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &samplev1alpha1.Foo{}, fooDeploymentNameIndex, func(o client.Object) []string {
+		return []string{o.(*samplev1alpha1.Foo).Spec.DeploymentName}
+	}); err != nil {
+		return fmt.Errorf("index Foos by deploymentName: %w", err)
+	}
+
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("foo").
+		// Status writes and metadata changes do not change the generation: no reconcile.
+		For(&samplev1alpha1.Foo{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&appsv1.Deployment{}).
+		// A Deployment of a name some Foo wants, for example one freed by its owner.
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.foosNaming)).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// foosNaming maps a Deployment to the Foos whose spec.deploymentName is its name.
+func (r *FooReconciler) foosNaming(ctx context.Context, d client.Object) []reconcile.Request {
+	foos := &samplev1alpha1.FooList{}
+	if err := r.List(ctx, foos, client.InNamespace(d.GetNamespace()), client.MatchingFields{fooDeploymentNameIndex: d.GetName()}); err != nil {
+		log.FromContext(ctx).Error(err, "List Foos naming Deployment", "deployment", klog.KObj(d))
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(foos.Items))
+	for _, foo := range foos.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&foo)})
+	}
+	return reqs
+}
+
+// indexDeploymentController is the deploymentControllerIndex: the UID of the Foo that
+// controls a Deployment.
+func indexDeploymentController(o client.Object) []string {
+	ref := metav1.GetControllerOf(o)
+	if ref == nil || ref.Kind != "Foo" || ref.APIVersion != samplev1alpha1.GroupVersion.String() {
+		return nil
+	}
+	return []string{string(ref.UID)}
+}
+
+// CacheOptions configures the manager's cache: it watches the given namespaces (all when
+// none are given) and holds only the Deployments the operator manages, so its memory does
+// not grow with the cluster's other Deployments.
+func CacheOptions(namespaces []string) cache.Options {
+	opts := cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}: {Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue})},
+		},
+	}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return opts
+}
+
+// reasonError is an error that makes a Foo Degraded for the given reason.
+type reasonError struct {
+	reason string
+	err    error
+}
+
+func (e *reasonError) Error() string { return e.err.Error() }
+func (e *reasonError) Unwrap() error { return e.err }
+
+// terminal reports whether only a change (of the Foo, or of the conflicting object) can
+// resolve the error, so retrying it with backoff is pointless.
+func (e *reasonError) terminal() bool {
+	return e.reason == samplev1alpha1.InvalidSpecReason || e.reason == samplev1alpha1.DeploymentConflictReason
+}
+
+// writeFailed classifies an error of a Deployment write: the API server refusing the
+// object as invalid is a spec problem; anything else is retried.
+func writeFailed(err error) error {
+	if apierrors.IsInvalid(err) {
+		return &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: err}
+	}
+	return &reasonError{reason: samplev1alpha1.DeploymentWriteFailedReason, err: err}
+}

@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// observation is what one reconcile pass found; computeStatus turns it into the Foo's status.
+type observation struct {
+	// deployment is the Deployment the Foo controls under spec.deploymentName, as
+	// reconcileDeployments left it; nil when there is none.
+	deployment *appsv1.Deployment
+	// reason and message say why the Foo is degraded (a samplev1alpha1 *Reason); empty
+	// when the pass brought the Deployment to the desired state.
+	reason, message string
+	// synced is true when the pass has a result for the Foo's generation (success, or a
+	// problem only a change can fix): observedGeneration moves to the generation.
+	synced bool
+	// retryErr is the error to return for a retry with backoff.
+	retryErr error
+}
+
+// newObservation classifies the result of reconcileDeployments.
+func newObservation(d *appsv1.Deployment, err error) observation {
+	obs := observation{deployment: d}
+	var re *reasonError
+	switch {
+	case err == nil:
+		obs.synced = true
+	case errors.As(err, &re):
+		obs.reason, obs.message = re.reason, re.Error()
+		if re.terminal() {
+			obs.synced = true
+		} else {
+			obs.retryErr = err
+		}
+	default:
+		obs.reason, obs.message, obs.retryErr = samplev1alpha1.DeploymentWriteFailedReason, err.Error(), err
+	}
+	return obs
+}
+
+// reconcileStatus writes the status computed from obs, only when it differs from the
+// stored one, and emits a Warning event when the Foo becomes Degraded for a new reason.
+func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) error {
+	status := computeStatus(foo, obs, metav1.Now().Rfc3339Copy())
+	if equality.Semantic.DeepEqual(foo.Status, status) {
+		return nil
+	}
+	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
+	patch := client.MergeFrom(foo.DeepCopy())
+	foo.Status = status
+	if err := r.Status().Patch(ctx, foo, patch); err != nil {
+		return fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
+	}
+	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
+	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
+		r.Recorder.Eventf(foo, obs.deployment, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
+	}
+	return nil
+}
+
+// warningReason is the event reason for a Degraded reason; a name conflict keeps
+// sample-controller's ErrResourceExists.
+func warningReason(degradedReason string) string {
+	if degradedReason == samplev1alpha1.DeploymentConflictReason {
+		return ReasonErrResourceExists
+	}
+	return degradedReason
+}
+
+// computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on
+// every pass; only observedGeneration (on a failed pass) and the conditions' transition
+// times carry over from the stored status.
+func computeStatus(foo *samplev1alpha1.Foo, obs observation, now metav1.Time) samplev1alpha1.FooStatus {
+	status := samplev1alpha1.FooStatus{
+		ObservedGeneration: foo.Status.ObservedGeneration,
+		Conditions:         slices.Clone(foo.Status.Conditions),
+	}
+	if obs.synced {
+		status.ObservedGeneration = foo.Generation
+	}
+	if d := obs.deployment; d != nil {
+		status.DeploymentName = d.Name
+		status.Replicas = d.Status.Replicas
+		status.ReadyReplicas = d.Status.ReadyReplicas
+		status.AvailableReplicas = d.Status.AvailableReplicas
+		if sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
+			status.Selector = sel.String()
+		}
+	}
+
+	available := availableCondition(obs)
+	progressing, degraded := rolloutConditions(obs)
+	for _, c := range []metav1.Condition{readyCondition(available, progressing, degraded), available, progressing, degraded} {
+		c.ObservedGeneration = foo.Generation
+		c.LastTransitionTime = now
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+// availableCondition mirrors the Deployment's own Available condition.
+func availableCondition(obs observation) metav1.Condition {
+	c := metav1.Condition{Type: samplev1alpha1.AvailableCondition, Status: metav1.ConditionFalse}
+	d := obs.deployment
+	switch {
+	case d == nil && obs.reason != "":
+		c.Reason, c.Message = obs.reason, obs.message
+	case d == nil:
+		c.Reason, c.Message = samplev1alpha1.DeploymentMissingReason, "The Deployment does not exist yet"
+	case deploymentConditionTrue(d, appsv1.DeploymentAvailable):
+		c.Status, c.Reason = metav1.ConditionTrue, samplev1alpha1.DeploymentAvailableReason
+		c.Message = fmt.Sprintf("Deployment %s has minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
+	default:
+		c.Reason = samplev1alpha1.DeploymentUnavailableReason
+		c.Message = fmt.Sprintf("Deployment %s does not have minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
+	}
+	return c
+}
+
+// rolloutConditions are the Progressing and Degraded conditions. The rollout state follows
+// `kubectl rollout status`.
+func rolloutConditions(obs observation) (progressing, degraded metav1.Condition) {
+	progressing = metav1.Condition{Type: samplev1alpha1.ProgressingCondition, Status: metav1.ConditionFalse}
+	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason}
+	if obs.reason != "" {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, obs.reason, obs.message
+	}
+
+	d := obs.deployment
+	if d == nil {
+		progressing.Reason, progressing.Message = samplev1alpha1.DeploymentMissingReason, "The Deployment does not exist yet"
+		if obs.reason != "" {
+			progressing.Reason, progressing.Message = obs.reason, obs.message
+		}
+		return progressing, degraded
+	}
+
+	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	var waiting string
+	switch {
+	case d.Generation > d.Status.ObservedGeneration:
+		waiting = fmt.Sprintf("Waiting for the Deployment controller to observe generation %d of Deployment %s", d.Generation, d.Name)
+	case deploymentConditionReason(d, appsv1.DeploymentProgressing) == "ProgressDeadlineExceeded":
+		progressing.Reason = samplev1alpha1.ProgressDeadlineExceededReason
+		progressing.Message = fmt.Sprintf("Deployment %s exceeded its progress deadline", d.Name)
+		if obs.reason == "" {
+			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, progressing.Reason, progressing.Message
+		}
+		return progressing, degraded
+	case d.Status.UpdatedReplicas < replicas:
+		waiting = fmt.Sprintf("%d of %d replicas of Deployment %s are updated", d.Status.UpdatedReplicas, replicas, d.Name)
+	case d.Status.Replicas > d.Status.UpdatedReplicas:
+		waiting = fmt.Sprintf("%d old replicas of Deployment %s are pending termination", d.Status.Replicas-d.Status.UpdatedReplicas, d.Name)
+	case d.Status.AvailableReplicas < d.Status.UpdatedReplicas:
+		waiting = fmt.Sprintf("%d of %d updated replicas of Deployment %s are available", d.Status.AvailableReplicas, d.Status.UpdatedReplicas, d.Name)
+	}
+	if waiting != "" {
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, samplev1alpha1.RolloutInProgressReason, waiting
+	} else {
+		progressing.Reason = samplev1alpha1.RolloutCompleteReason
+		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas", d.Name, replicas)
+	}
+	return progressing, degraded
+}
+
+// readyCondition summarises the other three: True when Available, not Progressing and not
+// Degraded; otherwise False with the reason of the first that is not as it should be.
+func readyCondition(available, progressing, degraded metav1.Condition) metav1.Condition {
+	c := metav1.Condition{Type: samplev1alpha1.ReadyCondition, Status: metav1.ConditionFalse}
+	switch {
+	case degraded.Status == metav1.ConditionTrue:
+		c.Reason, c.Message = degraded.Reason, degraded.Message
+	case available.Status != metav1.ConditionTrue:
+		c.Reason, c.Message = available.Reason, available.Message
+	case progressing.Status == metav1.ConditionTrue:
+		c.Reason, c.Message = progressing.Reason, progressing.Message
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, samplev1alpha1.ReadyReason, available.Message
+	}
+	return c
+}
+
+func deploymentConditionTrue(d *appsv1.Deployment, t appsv1.DeploymentConditionType) bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func deploymentConditionReason(d *appsv1.Deployment, t appsv1.DeploymentConditionType) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == t {
+			return c.Reason
+		}
+	}
+	return ""
+}

@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the Foo operator.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
+)
+
+const (
+	// defaultOperandImage is the operand image when RELATED_IMAGE_NGINX is not set: an
+	// nginx build that runs as a non-root user (uid 101) and listens on port 8080, so its
+	// pods pass the Pod Security "restricted" profile. config/manager sets the same value.
+	defaultOperandImage = "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine"
+
+	// leaderElectionID names the Lease the replicas of the operator elect a leader with.
+	leaderElectionID = "foo-operator.samplecontroller.example.com"
+)
+
+var (
+	scheme   = runtime.NewScheme()
+	setupLog = ctrl.Log.WithName("setup")
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
+}
+
+func main() {
+	var (
+		metricsAddr             string
+		secureMetrics           bool
+		enableHTTP2             bool
+		probeAddr               string
+		leaderElect             bool
+		maxConcurrentReconciles int
+		watchNamespaces         string
+		reconciler              controllers.FooReconciler
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
+		"The address the metrics endpoint binds to: :8443 for HTTPS, :8080 for HTTP, 0 to disable it.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, to clients the API server authenticates and authorizes (get on the /metrics non-resource URL).")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false,
+		"Allow HTTP/2 on the metrics server. Off by default: HTTP/2 Rapid Reset and Stream Cancellation (CVE-2023-44487, CVE-2023-39325).")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the liveness (/healthz) and readiness (/readyz) probes bind to.")
+	flag.BoolVar(&leaderElect, "leader-elect", false,
+		"Elect a leader among the operator's replicas (Lease "+leaderElectionID+"), so that only one reconciles.")
+	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many Foos are reconciled in parallel.")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACE"),
+		"Comma-separated namespaces whose Foos the operator manages; empty for all. Defaults to $WATCH_NAMESPACE.")
+	flag.DurationVar(&reconciler.ConflictRecheckInterval, "conflict-recheck-interval", controllers.DefaultConflictRecheckInterval,
+		"How often a Foo whose Deployment name is taken by an object the operator does not manage checks whether the name became free.")
+	opts := zap.Options{}
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+
+	reconciler.DefaultImage = os.Getenv("RELATED_IMAGE_NGINX")
+	if reconciler.DefaultImage == "" {
+		reconciler.DefaultImage = defaultOperandImage
+	}
+	namespaces := splitNamespaces(watchNamespaces)
+
+	var tlsOpts []func(*tls.Config)
+	if !enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
+	if secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                        scheme,
+		Cache:                         controllers.CacheOptions(namespaces),
+		Metrics:                       metricsOpts,
+		HealthProbeBindAddress:        probeAddr,
+		LeaderElection:                leaderElect,
+		LeaderElectionID:              leaderElectionID,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		setupLog.Error(err, "Unable to create manager")
+		os.Exit(1)
+	}
+
+	ctx := ctrl.SetupSignalHandler()
+	reconciler.Client = mgr.GetClient()
+	reconciler.APIReader = mgr.GetAPIReader()
+	reconciler.Recorder = mgr.GetEventRecorder("foo-operator")
+	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {
+		setupLog.Error(err, "Unable to set up controller", "controller", "foo")
+		os.Exit(1)
+	}
+	if err := controllers.RegisterMetrics(mgr.GetCache()); err != nil {
+		setupLog.Error(err, "Unable to register metrics")
+		os.Exit(1)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		setupLog.Error(err, "Unable to set up health check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		setupLog.Error(err, "Unable to set up ready check")
+		os.Exit(1)
+	}
+
+	setupLog.Info("Starting manager", "namespaces", namespaces, "defaultImage", reconciler.DefaultImage, "leaderElection", leaderElect)
+	// Start returns when SIGTERM or SIGINT cancels ctx, after the running reconciles finish
+	// (within the manager's graceful shutdown timeout) and the leader Lease is released.
+	if err := mgr.Start(ctx); err != nil {
+		setupLog.Error(err, "Manager stopped with an error")
+		os.Exit(1)
+	}
+}
+
+// splitNamespaces parses the --watch-namespaces list; empty entries are dropped.
+func splitNamespaces(list string) []string {
+	var namespaces []string
+	for _, ns := range strings.Split(list, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			namespaces = append(namespaces, ns)
+		}
+	}
+	return namespaces
+}
