@@ -270,22 +270,25 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		// Status writes and metadata changes do not change the generation: no reconcile.
 		For(&samplev1alpha1.Foo{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
-		// A Deployment of a name some Foo wants, for example one freed by its owner.
-		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.foosNaming)).
+		// Other Foos that want the Deployment's name, for example when its owner frees it.
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.otherFoosNaming)).
 		WithOptions(opts).
 		Complete(r)
 }
 
-// foosNaming maps a Deployment to the Foos whose spec.deploymentName is its name.
-func (r *FooReconciler) foosNaming(ctx context.Context, d client.Object) []reconcile.Request {
+// otherFoosNaming maps a Deployment to the Foos whose spec.deploymentName is its name,
+// except its controller, which Owns already enqueues: one event, one reconcile per Foo.
+func (r *FooReconciler) otherFoosNaming(ctx context.Context, d client.Object) []reconcile.Request {
 	foos := &samplev1alpha1.FooList{}
 	if err := r.List(ctx, foos, client.InNamespace(d.GetNamespace()), client.MatchingFields{fooDeploymentNameIndex: d.GetName()}); err != nil {
 		log.FromContext(ctx).Error(err, "List Foos naming Deployment", "deployment", klog.KObj(d))
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(foos.Items))
-	for _, foo := range foos.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&foo)})
+	var reqs []reconcile.Request
+	for i := range foos.Items {
+		if !metav1.IsControlledBy(d, &foos.Items[i]) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&foos.Items[i])})
+		}
 	}
 	return reqs
 }

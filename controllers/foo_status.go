@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,7 +85,11 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
-		r.Recorder.Eventf(foo, obs.deployment, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
+		var related runtime.Object // an untyped nil when there is no Deployment
+		if obs.deployment != nil {
+			related = obs.deployment
+		}
+		r.Recorder.Eventf(foo, related, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
 	}
 	return nil
 }
@@ -138,7 +143,7 @@ func availableCondition(obs observation) metav1.Condition {
 		c.Reason, c.Message = obs.reason, obs.message
 	case d == nil:
 		c.Reason, c.Message = samplev1alpha1.DeploymentMissingReason, "The Deployment does not exist yet"
-	case deploymentConditionTrue(d, appsv1.DeploymentAvailable):
+	case deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue:
 		c.Status, c.Reason = metav1.ConditionTrue, samplev1alpha1.DeploymentAvailableReason
 		c.Message = fmt.Sprintf("Deployment %s has minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
 	default:
@@ -152,7 +157,7 @@ func availableCondition(obs observation) metav1.Condition {
 // `kubectl rollout status`.
 func rolloutConditions(obs observation) (progressing, degraded metav1.Condition) {
 	progressing = metav1.Condition{Type: samplev1alpha1.ProgressingCondition, Status: metav1.ConditionFalse}
-	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason}
+	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason, Message: "No problems found"}
 	if obs.reason != "" {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, obs.reason, obs.message
 	}
@@ -171,7 +176,7 @@ func rolloutConditions(obs observation) (progressing, degraded metav1.Condition)
 	switch {
 	case d.Generation > d.Status.ObservedGeneration:
 		waiting = fmt.Sprintf("Waiting for the Deployment controller to observe generation %d of Deployment %s", d.Generation, d.Name)
-	case deploymentConditionReason(d, appsv1.DeploymentProgressing) == "ProgressDeadlineExceeded":
+	case deploymentCondition(d, appsv1.DeploymentProgressing).Reason == "ProgressDeadlineExceeded":
 		progressing.Reason = samplev1alpha1.ProgressDeadlineExceededReason
 		progressing.Message = fmt.Sprintf("Deployment %s exceeded its progress deadline", d.Name)
 		if obs.reason == "" {
@@ -211,20 +216,13 @@ func readyCondition(available, progressing, degraded metav1.Condition) metav1.Co
 	return c
 }
 
-func deploymentConditionTrue(d *appsv1.Deployment, t appsv1.DeploymentConditionType) bool {
+// deploymentCondition is the Deployment's condition of type t; the zero condition when
+// the Deployment has none.
+func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) appsv1.DeploymentCondition {
 	for _, c := range d.Status.Conditions {
 		if c.Type == t {
-			return c.Status == corev1.ConditionTrue
+			return c
 		}
 	}
-	return false
-}
-
-func deploymentConditionReason(d *appsv1.Deployment, t appsv1.DeploymentConditionType) string {
-	for _, c := range d.Status.Conditions {
-		if c.Type == t {
-			return c.Reason
-		}
-	}
-	return ""
+	return appsv1.DeploymentCondition{}
 }

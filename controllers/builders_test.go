@@ -1,0 +1,123 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// Test builders: newFoo("a", withReplicas(3)) instead of copied literals.
+
+type fooOption func(*samplev1alpha1.Foo)
+
+// newFoo is a Foo in namespace "default" naming Deployment <name>-web with 1 replica.
+func newFoo(name string, opts ...fooOption) *samplev1alpha1.Foo {
+	foo := &samplev1alpha1.Foo{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: samplev1alpha1.FooSpec{
+			DeploymentName: name + "-web",
+			Replicas:       ptr.To[int32](1),
+		},
+	}
+	for _, opt := range opts {
+		opt(foo)
+	}
+	return foo
+}
+
+func withNamespace(ns string) fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Namespace = ns }
+}
+
+func withDeploymentName(name string) fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = name }
+}
+
+func withReplicas(n int32) fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To(n) }
+}
+
+func withoutReplicas() fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Spec.Replicas = nil }
+}
+
+func withImage(image string) fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Spec.Image = image }
+}
+
+// withIdentity sets what the API server sets: a UID and a generation.
+func withIdentity(uid string, generation int64) fooOption {
+	return func(f *samplev1alpha1.Foo) {
+		f.UID = types.UID(uid)
+		f.Generation = generation
+	}
+}
+
+func withStatus(status samplev1alpha1.FooStatus) fooOption {
+	return func(f *samplev1alpha1.Foo) { f.Status = status }
+}
+
+type deploymentOption func(*appsv1.Deployment)
+
+// newDeployment is the Deployment the operator builds for foo, before any controller ran.
+func newDeployment(foo *samplev1alpha1.Foo, opts ...deploymentOption) *appsv1.Deployment {
+	d, err := asDeployment(deploymentFor(foo, testImage))
+	if err != nil {
+		panic(err)
+	}
+	d.Generation = 1
+	for _, opt := range opts {
+		opt(d)
+	}
+	return d
+}
+
+// withRollout sets the Deployment status as the Deployment controller would: generation
+// observed, updated and available replicas, and the Available condition.
+func withRollout(updated, available int32, availableCondition bool) deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.Status.ObservedGeneration = d.Generation
+		d.Status.Replicas = max(ptr.Deref(d.Spec.Replicas, 1), updated)
+		d.Status.UpdatedReplicas = updated
+		d.Status.ReadyReplicas = available
+		d.Status.AvailableReplicas = available
+		status := corev1.ConditionFalse
+		if availableCondition {
+			status = corev1.ConditionTrue
+		}
+		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
+			Type: appsv1.DeploymentAvailable, Status: status, Reason: "MinimumReplicasAvailable",
+		})
+	}
+}
+
+func withProgressDeadlineExceeded() deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
+			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+		})
+	}
+}
+
+// testImage is the default operand image in tests.
+const testImage = "registry.example.com/nginx-unprivileged:1.28.0-alpine"

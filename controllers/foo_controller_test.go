@@ -1,0 +1,503 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+var _ = Describe("Foo reconciler", func() {
+	var (
+		ctx context.Context
+		ns  string
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		ns = newNamespace(ctx)
+		// envtest never deletes namespaces: delete this spec's Foos so the manager stops
+		// reconciling them.
+		DeferCleanup(func() {
+			Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
+		})
+	})
+
+	It("creates the Deployment a Foo names, owned by the Foo", func() {
+		foo := create(ctx, newFoo("example-foo", withNamespace(ns), withDeploymentName("x"), withReplicas(2)))
+
+		d := eventuallyDeployment(ns, "x")
+		Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](2)))
+		Expect(d.Spec.Template.Spec.Containers).To(HaveLen(1))
+		Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(testImage))
+		Expect(d.Spec.Selector.MatchLabels).To(Equal(map[string]string{"app": "nginx", "controller": "example-foo"}))
+		Expect(d.Spec.Template.Labels).To(SatisfyAll(
+			HaveKeyWithValue("app", "nginx"),
+			HaveKeyWithValue("controller", "example-foo"),
+			HaveKeyWithValue("app.kubernetes.io/name", "nginx"),
+			HaveKeyWithValue("app.kubernetes.io/instance", "example-foo"),
+			HaveKeyWithValue("app.kubernetes.io/managed-by", "foo-operator"),
+		))
+		expectControlledBy(d, foo)
+		expectRestricted(Default, d.Spec.Template.Spec)
+
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(got.Status.DeploymentName).To(Equal("x"))
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+			g.Expect(got.Finalizers).To(BeEmpty())
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentCreated, "Created Deployment x with 2 replicas")
+	})
+
+	It("scales the Deployment when spec.replicas changes, directly or through the scale subresource", func() {
+		foo := create(ctx, newFoo("scaled", withNamespace(ns), withReplicas(1)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](3) })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Replicas).To(Equal(ptr.To[int32](3)))
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentScaled, fmt.Sprintf("Scaled Deployment %s from 1 to 3 replicas", foo.Spec.DeploymentName))
+
+		// kubectl scale foo/scaled --replicas=4
+		scale := &autoscalingv1.Scale{}
+		Expect(k8sClient.SubResource("scale").Get(ctx, foo, scale)).To(Succeed())
+		Expect(scale.Spec.Replicas).To(Equal(int32(3)))
+		scale.Spec.Replicas = 4
+		Expect(k8sClient.SubResource("scale").Update(ctx, foo, client.WithSubResourceBody(scale))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Replicas).To(Equal(ptr.To[int32](4)))
+		}).Should(Succeed())
+
+		// What a HorizontalPodAutoscaler reads: the pods' selector and current replicas.
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 4, true)
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.SubResource("scale").Get(ctx, foo, scale)).To(Succeed())
+			g.Expect(scale.Status.Replicas).To(Equal(int32(4)))
+			g.Expect(scale.Status.Selector).To(Equal("app=nginx,controller=scaled"))
+		}).Should(Succeed())
+	})
+
+	It("corrects drift on what it owns and keeps what others set", func() {
+		foo := create(ctx, newFoo("drift", withNamespace(ns), withReplicas(2)))
+		d := eventuallyDeployment(ns, foo.Spec.DeploymentName)
+
+		// Another actor (kubectl edit, say) changes owned and unowned fields at once.
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Spec.Replicas = ptr.To[int32](7)
+		d.Spec.Template.Spec.Containers[0].Image = "busybox:1.36"
+		delete(d.Labels, "app.kubernetes.io/name")
+		d.Labels["team"] = "web"
+		d.Annotations = map[string]string{"example.com/note": "keep me"}
+		Expect(k8sClient.Patch(ctx, d, patch)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			got := getDeployment(g, ns, foo.Spec.DeploymentName)
+			g.Expect(got.Spec.Replicas).To(Equal(ptr.To[int32](2)))
+			g.Expect(got.Spec.Template.Spec.Containers[0].Image).To(Equal(testImage))
+			g.Expect(got.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "nginx"))
+			g.Expect(got.Labels).To(HaveKeyWithValue("team", "web"))
+			g.Expect(got.Annotations).To(HaveKeyWithValue("example.com/note", "keep me"))
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentScaled, fmt.Sprintf("Scaled Deployment %s from 7 to 2 replicas", foo.Spec.DeploymentName))
+	})
+
+	It("restores the label that puts its Deployment in its cache", func() {
+		foo := create(ctx, newFoo("unlabelled", withNamespace(ns)))
+		d := eventuallyDeployment(ns, foo.Spec.DeploymentName)
+
+		patch := client.MergeFrom(d.DeepCopy())
+		delete(d.Labels, ManagedByLabel)
+		Expect(k8sClient.Patch(ctx, d, patch)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Labels).To(HaveKeyWithValue(ManagedByLabel, ManagedByValue))
+		}).Should(Succeed())
+	})
+
+	It("never touches a Deployment it does not control, and takes the name once it is free", func() {
+		foreign := createForeignDeployment(ctx, ns, "x")
+		foo := create(ctx, newFoo("late", withNamespace(ns), withDeploymentName("x")))
+
+		expectEvent(ns, ReasonErrResourceExists, `Resource "x" already exists and is not managed by Foo`)
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+			g.Expect(c.Message).To(Equal(`Resource "x" already exists and is not managed by Foo`))
+		}).Should(Succeed())
+		// Several conflict rechecks pass; the foreign Deployment stays exactly as it was.
+		Consistently(func(g Gomega) {
+			got := getDeployment(g, ns, "x")
+			g.Expect(got.ResourceVersion).To(Equal(foreign.ResourceVersion))
+			g.Expect(got.OwnerReferences).To(BeEmpty())
+		}).WithTimeout(3 * conflictRecheck).Should(Succeed())
+		Expect(getFoo(Default, foo).Status.DeploymentName).To(BeEmpty())
+
+		// The name becomes free: the Foo's own Deployment appears with no action from the user.
+		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		d := eventuallyDeployment(ns, "x")
+		expectControlledBy(d, foo)
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		}).Should(Succeed())
+	})
+
+	It("creates the new Deployment and deletes the old one when the Foo is renamed", func() {
+		foo := create(ctx, newFoo("renamed", withNamespace(ns), withDeploymentName("x")))
+		old := eventuallyDeployment(ns, "x")
+
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "y" })
+
+		expectControlledBy(eventuallyDeployment(ns, "y"), foo)
+		Eventually(func(g Gomega) {
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Deployment x should be deleted, got %v", err)
+			g.Expect(getFoo(g, foo).Status.DeploymentName).To(Equal("y"))
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentDeleted, "Deleted Deployment x: spec.deploymentName is now y")
+	})
+
+	It("does not delete a Deployment it does not control when the Foo is renamed away from it", func() {
+		foreign := createForeignDeployment(ctx, ns, "x")
+		foo := create(ctx, newFoo("moving", withNamespace(ns), withDeploymentName("x")))
+		expectEvent(ns, ReasonErrResourceExists, `Resource "x" already exists and is not managed by Foo`)
+
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "y" })
+
+		expectControlledBy(eventuallyDeployment(ns, "y"), foo)
+		Consistently(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, "x").ResourceVersion).To(Equal(foreign.ResourceVersion))
+		}).Should(Succeed())
+	})
+
+	It("recreates a deleted Deployment, and leaves the Deployment of a deleted Foo to the garbage collector", func() {
+		foo := create(ctx, newFoo("phoenix", withNamespace(ns)))
+		first := eventuallyDeployment(ns, foo.Spec.DeploymentName)
+
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).UID).NotTo(Equal(first.UID))
+		}).Should(Succeed())
+
+		// No finalizer: the Foo goes at once, and the ownerReference (controller,
+		// blockOwnerDeletion) is what lets the garbage collector delete the Deployment.
+		current := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		expectControlledBy(current, foo)
+		Expect(k8sClient.Delete(ctx, foo)).To(Succeed())
+		Eventually(func(g Gomega) {
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		}).Should(Succeed())
+		// envtest runs no garbage collector; the operator itself does not delete it.
+		Consistently(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).UID).To(Equal(current.UID))
+		}).Should(Succeed())
+	})
+
+	It("reports the Deployment's state in the status", func() {
+		foo := create(ctx, newFoo("status", withNamespace(ns), withReplicas(2)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(summarize(got.Status.Conditions)).To(Equal(map[string]conditionSummary{
+				"Ready":       {metav1.ConditionFalse, "DeploymentUnavailable"},
+				"Available":   {metav1.ConditionFalse, "DeploymentUnavailable"},
+				"Progressing": {metav1.ConditionTrue, "RolloutInProgress"},
+				"Degraded":    {metav1.ConditionFalse, "AsExpected"},
+			}))
+		}).Should(Succeed())
+
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 2, true)
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+			g.Expect(got.Status.Replicas).To(Equal(int32(2)))
+			g.Expect(got.Status.ReadyReplicas).To(Equal(int32(2)))
+			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(2)))
+			g.Expect(got.Status.Selector).To(Equal("app=nginx,controller=status"))
+			g.Expect(summarize(got.Status.Conditions)).To(Equal(map[string]conditionSummary{
+				"Ready":       {metav1.ConditionTrue, "Ready"},
+				"Available":   {metav1.ConditionTrue, "DeploymentAvailable"},
+				"Progressing": {metav1.ConditionFalse, "RolloutComplete"},
+				"Degraded":    {metav1.ConditionFalse, "AsExpected"},
+			}))
+			for _, c := range got.Status.Conditions {
+				g.Expect(c.ObservedGeneration).To(Equal(got.Generation))
+			}
+		}).Should(Succeed())
+
+		// A pod goes away: status follows.
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 1, false)
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(1)))
+			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+	})
+
+	It("makes no write request when a reconcile has nothing to change", func() {
+		foo := create(ctx, newFoo("idle", withNamespace(ns), withReplicas(2)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 2, true)
+		// Converged: the last status write and event are done, and the manager's cache has
+		// caught up with them (a reconcile that reads a Foo older than its own last status
+		// write writes that status again).
+		Eventually(func(g Gomega) {
+			cached := &samplev1alpha1.Foo{}
+			g.Expect(mgrCache.Get(ctx, client.ObjectKeyFromObject(foo), cached)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(cached.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentCreated, "Created Deployment idle-web with 2 replicas")
+
+		// Converged. A change by someone else that the Foo does not care about (a label;
+		// an annotation would bump the Deployment's generation) triggers a reconcile, which
+		// must write nothing: no apply, no status, no event.
+		before, reconciled := writes.count(), reconcileCount()
+		d := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Labels["example.com/touched"] = "yes"
+		Expect(k8sClient.Patch(ctx, d, patch)).To(Succeed())
+
+		Eventually(reconcileCount).Should(BeNumerically(">", reconciled))
+		Consistently(func() []string { return writes.since(before) }).Should(BeEmpty())
+		GinkgoWriter.Printf("Idle writes after convergence: %d\n", len(writes.since(before)))
+	})
+
+	It("lets the first Foo own a contested Deployment while the other reports the conflict", func() {
+		first := create(ctx, newFoo("first", withNamespace(ns), withDeploymentName("shared"), withReplicas(2)))
+		owned := eventuallyDeployment(ns, "shared")
+		expectControlledBy(owned, first)
+
+		second := create(ctx, newFoo("second", withNamespace(ns), withDeploymentName("shared"), withReplicas(5)))
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, second).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) {
+			d := getDeployment(g, ns, "shared")
+			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](2)))
+			expectControlledByG(g, d, first)
+		}).Should(Succeed())
+
+		// The first Foo goes and (as the garbage collector would) its Deployment with it:
+		// the second Foo takes the name.
+		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, owned)).To(Succeed())
+		Eventually(func(g Gomega) {
+			d := getDeployment(g, ns, "shared")
+			expectControlledByG(g, d, second)
+			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](5)))
+		}).Should(Succeed())
+	})
+
+	It("caches only the Deployments it manages and still sees the others", func() {
+		foreign := createForeignDeployment(ctx, ns, "unrelated")
+		foo := create(ctx, newFoo("cached", withNamespace(ns)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+
+		Eventually(func(g Gomega) {
+			g.Expect(mgrCache.Get(ctx, client.ObjectKey{Namespace: ns, Name: foo.Spec.DeploymentName}, &appsv1.Deployment{})).To(Succeed())
+		}).Should(Succeed())
+		Consistently(func(g Gomega) {
+			err := mgrCache.Get(ctx, client.ObjectKeyFromObject(foreign), &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the cache holds an unmanaged Deployment: %v", err)
+		}).Should(Succeed())
+	})
+
+	It("exports Foos by condition and Deployment writes by operation", func() {
+		foo := create(ctx, newFoo("metrics", withNamespace(ns)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 1, true)
+		Eventually(func(g Gomega) {
+			g.Expect(meta.IsStatusConditionTrue(getFoo(g, foo).Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+
+		Eventually(func(g Gomega) {
+			g.Expect(gauge(g, "foo_operator_foos", map[string]string{"condition": "Ready", "status": "True"})).To(BeNumerically(">=", 1))
+			g.Expect(gauge(g, "foo_operator_deployment_writes_total", map[string]string{"operation": "create"})).To(BeNumerically(">=", 1))
+		}).Should(Succeed())
+	})
+})
+
+// newNamespace creates a namespace for one spec.
+func newNamespace(ctx context.Context) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-test-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func create[T client.Object](ctx context.Context, obj T) T {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+	return obj
+}
+
+func patchFoo(ctx context.Context, foo *samplev1alpha1.Foo, mutate func(*samplev1alpha1.Foo)) {
+	GinkgoHelper()
+	latest := getFoo(Default, foo)
+	patch := client.MergeFrom(latest.DeepCopy())
+	mutate(latest)
+	Expect(k8sClient.Patch(ctx, latest, patch)).To(Succeed())
+	mutate(foo)
+}
+
+func getFoo(g Gomega, foo *samplev1alpha1.Foo) *samplev1alpha1.Foo {
+	got := &samplev1alpha1.Foo{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+	return got
+}
+
+func getDeployment(g Gomega, ns, name string) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+	return d
+}
+
+func eventuallyDeployment(ns, name string) *appsv1.Deployment {
+	GinkgoHelper()
+	var d *appsv1.Deployment
+	Eventually(func(g Gomega) { d = getDeployment(g, ns, name) }).Should(Succeed())
+	return d
+}
+
+// createForeignDeployment creates a Deployment the operator does not manage.
+func createForeignDeployment(ctx context.Context, ns, name string) *appsv1.Deployment {
+	GinkgoHelper()
+	labels := map[string]string{"app": "someone-else"}
+	return create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
+			},
+		},
+	})
+}
+
+// simulateRollout sets the Deployment status the Deployment controller (absent in
+// envtest) would set once `available` of the pods are available.
+func simulateRollout(ctx context.Context, ns, name string, available int32, availableCondition bool) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		d := getDeployment(g, ns, name)
+		d.Status = appsv1.DeploymentStatus{}
+		withRollout(ptr.Deref(d.Spec.Replicas, 1), available, availableCondition)(d)
+		g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+	}).Should(Succeed())
+}
+
+func expectControlledBy(d *appsv1.Deployment, foo *samplev1alpha1.Foo) {
+	GinkgoHelper()
+	expectControlledByG(Default, d, foo)
+}
+
+func expectControlledByG(g Gomega, d *appsv1.Deployment, foo *samplev1alpha1.Foo) {
+	ref := metav1.GetControllerOf(d)
+	g.Expect(ref).NotTo(BeNil(), "Deployment %s has no controller", d.Name)
+	g.Expect(*ref).To(Equal(metav1.OwnerReference{
+		APIVersion:         "samplecontroller.example.com/v1alpha1",
+		Kind:               "Foo",
+		Name:               foo.Name,
+		UID:                foo.UID,
+		Controller:         ptr.To(true),
+		BlockOwnerDeletion: ptr.To(true),
+	}))
+}
+
+// expectEvent waits for an event about a Foo in ns with the given reason and note.
+func expectEvent(ns, reason, note string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Reason == reason && e.Regarding.Kind == "Foo" {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}).Should(ContainElement(note))
+}
+
+// reconcileCount is controller-runtime's count of finished reconciles of the Foo controller.
+func reconcileCount() float64 {
+	total := 0.0
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, mf := range families {
+		if mf.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "foo" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+// gauge reads a gauge or counter with the given labels from controller-runtime's registry.
+func gauge(g Gomega, name string, labels map[string]string) float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
+					continue metrics
+				}
+			}
+			if m.GetGauge() != nil {
+				return m.GetGauge().GetValue()
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	g.Expect(fmt.Errorf("no metric %s%v", name, labels)).NotTo(HaveOccurred())
+	return 0
+}

@@ -1,0 +1,233 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+func TestNewObservation(t *testing.T) {
+	d := &appsv1.Deployment{}
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "x", field.ErrorList{field.Invalid(field.NewPath("spec"), "", "bad")})
+	tests := []struct {
+		name       string
+		err        error
+		wantReason string
+		wantSynced bool
+		wantRetry  bool
+	}{
+		{name: "success", wantSynced: true},
+		{name: "conflict waits for a change", err: &reasonError{reason: samplev1alpha1.DeploymentConflictReason, err: errors.New("taken")},
+			wantReason: samplev1alpha1.DeploymentConflictReason, wantSynced: true},
+		{name: "invalid spec waits for a change", err: &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: errors.New("bad")},
+			wantReason: samplev1alpha1.InvalidSpecReason, wantSynced: true},
+		{name: "write refused as invalid is a spec problem", err: writeFailed(fmt.Errorf("create: %w", invalid)),
+			wantReason: samplev1alpha1.InvalidSpecReason, wantSynced: true},
+		{name: "failed write is retried", err: writeFailed(apierrors.NewServiceUnavailable("down")),
+			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
+		{name: "failed read is retried", err: &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: errors.New("timeout")},
+			wantReason: samplev1alpha1.DeploymentReadFailedReason, wantRetry: true},
+		{name: "other errors are retried", err: errors.New("boom"),
+			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			obs := newObservation(d, tt.err)
+			g.Expect(obs.deployment).To(BeIdenticalTo(d))
+			g.Expect(obs.reason).To(Equal(tt.wantReason))
+			g.Expect(obs.synced).To(Equal(tt.wantSynced))
+			g.Expect(obs.retryErr != nil).To(Equal(tt.wantRetry))
+			if tt.err != nil {
+				g.Expect(obs.message).To(Equal(tt.err.Error()))
+			}
+		})
+	}
+}
+
+// conditionSummary is a condition without its times, for table comparisons.
+type conditionSummary struct {
+	Status metav1.ConditionStatus
+	Reason string
+}
+
+func summarize(conds []metav1.Condition) map[string]conditionSummary {
+	out := map[string]conditionSummary{}
+	for _, c := range conds {
+		out[c.Type] = conditionSummary{c.Status, c.Reason}
+	}
+	return out
+}
+
+func TestComputeStatus(t *testing.T) {
+	foo := newFoo("a", withIdentity("uid-1", 3), withReplicas(2), withStatus(samplev1alpha1.FooStatus{ObservedGeneration: 2}))
+	T, F := metav1.ConditionTrue, metav1.ConditionFalse
+	tests := []struct {
+		name           string
+		obs            observation
+		wantGeneration int64
+		wantDeployment string
+		wantAvailable  int32
+		wantConditions map[string]conditionSummary
+	}{
+		{
+			name:           "no Deployment yet",
+			obs:            observation{synced: true},
+			wantGeneration: 3,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentMissing"},
+				"Available":   {F, "DeploymentMissing"},
+				"Progressing": {F, "DeploymentMissing"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "name taken by another object",
+			obs:            observation{reason: "DeploymentConflict", message: `Resource "a-web" already exists and is not managed by Foo`, synced: true},
+			wantGeneration: 3,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentConflict"},
+				"Available":   {F, "DeploymentConflict"},
+				"Progressing": {F, "DeploymentConflict"},
+				"Degraded":    {T, "DeploymentConflict"},
+			},
+		},
+		{
+			name:           "just created",
+			obs:            observation{deployment: newDeployment(foo), synced: true},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentUnavailable"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {T, "RolloutInProgress"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "rolled out and available",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true)), synced: true},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {T, "Ready"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "available while one replica is not yet",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 1, true)), synced: true},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  1,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "RolloutInProgress"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {T, "RolloutInProgress"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "progress deadline exceeded",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 0, false), withProgressDeadlineExceeded()), synced: true},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "ProgressDeadlineExceeded"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {F, "ProgressDeadlineExceeded"},
+				"Degraded":    {T, "ProgressDeadlineExceeded"},
+			},
+		},
+		{
+			name: "failed write keeps the observed generation",
+			obs: observation{deployment: newDeployment(foo, withRollout(2, 2, true)), reason: "DeploymentWriteFailed",
+				message: "apply Deployment default/a-web: the server is currently unable to handle the request"},
+			wantGeneration: 2,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentWriteFailed"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {T, "DeploymentWriteFailed"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			st := computeStatus(foo, tt.obs, now)
+
+			g.Expect(st.ObservedGeneration).To(Equal(tt.wantGeneration))
+			g.Expect(st.DeploymentName).To(Equal(tt.wantDeployment))
+			g.Expect(st.AvailableReplicas).To(Equal(tt.wantAvailable))
+			g.Expect(st.ReadyReplicas).To(Equal(tt.wantAvailable))
+			g.Expect(summarize(st.Conditions)).To(Equal(tt.wantConditions))
+			for _, c := range st.Conditions {
+				g.Expect(c.ObservedGeneration).To(Equal(foo.Generation), c.Type)
+				g.Expect(c.LastTransitionTime).To(Equal(now), c.Type)
+				g.Expect(c.Message).NotTo(BeEmpty(), c.Type)
+			}
+			if tt.obs.reason != "" {
+				g.Expect(meta.FindStatusCondition(st.Conditions, "Degraded").Message).To(Equal(tt.obs.message))
+			}
+			if tt.wantDeployment != "" {
+				g.Expect(st.Selector).To(Equal("app=nginx,controller=a"))
+				g.Expect(st.Replicas).To(Equal(tt.obs.deployment.Status.Replicas))
+			} else {
+				g.Expect(st.Selector).To(BeEmpty())
+			}
+		})
+	}
+}
+
+func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
+	g := NewWithT(t)
+	foo := newFoo("a", withIdentity("uid-1", 1), withReplicas(2))
+	t1 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t2 := metav1.NewTime(t1.Add(time.Hour))
+
+	rolling := observation{deployment: newDeployment(foo), synced: true}
+	foo.Status = computeStatus(foo, rolling, t1)
+
+	// Nothing changed: the status is equal, times included, so no write follows.
+	g.Expect(computeStatus(foo, rolling, t2)).To(Equal(foo.Status))
+
+	// The rollout completes: changed conditions move to t2, Degraded stays at t1.
+	done := computeStatus(foo, observation{deployment: newDeployment(foo, withRollout(2, 2, true)), synced: true}, t2)
+	g.Expect(meta.FindStatusCondition(done.Conditions, "Available").LastTransitionTime).To(Equal(t2))
+	g.Expect(meta.FindStatusCondition(done.Conditions, "Progressing").LastTransitionTime).To(Equal(t2))
+	g.Expect(meta.FindStatusCondition(done.Conditions, "Degraded").LastTransitionTime).To(Equal(t1))
+}
