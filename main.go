@@ -38,11 +38,6 @@ import (
 )
 
 const (
-	// defaultOperandImage is the operand image when RELATED_IMAGE_NGINX is not set: an
-	// nginx build that runs as a non-root user (uid 101) and listens on port 8080, so its
-	// pods pass the Pod Security "restricted" profile. config/manager sets the same value.
-	defaultOperandImage = "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine"
-
 	// leaderElectionID names the Lease the replicas of the operator elect a leader with.
 	leaderElectionID = "foo-operator.samplecontroller.example.com"
 )
@@ -60,6 +55,7 @@ func init() {
 func main() {
 	var (
 		metricsAddr             string
+		metricsCertDir          string
 		secureMetrics           bool
 		enableHTTP2             bool
 		probeAddr               string
@@ -70,6 +66,8 @@ func main() {
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"The address the metrics endpoint binds to: :8443 for HTTPS, :8080 for HTTP, 0 to disable it.")
+	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "",
+		"Directory holding tls.crt and tls.key for the metrics server, reloaded when they change; a self-signed certificate when empty.")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, to clients the API server authenticates and authorizes (get on the /metrics non-resource URL).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
@@ -89,7 +87,7 @@ func main() {
 
 	reconciler.DefaultImage = os.Getenv("RELATED_IMAGE_NGINX")
 	if reconciler.DefaultImage == "" {
-		reconciler.DefaultImage = defaultOperandImage
+		reconciler.DefaultImage = controllers.DefaultOperandImage
 	}
 	namespaces := splitNamespaces(watchNamespaces)
 
@@ -97,7 +95,7 @@ func main() {
 	if !enableHTTP2 {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts, CertDir: metricsCertDir}
 	if secureMetrics {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}

@@ -19,6 +19,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -32,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -68,7 +71,7 @@ var _ = Describe("Foo reconciler", func() {
 			HaveKeyWithValue("app.kubernetes.io/managed-by", "foo-operator"),
 		))
 		expectControlledBy(d, foo)
-		expectRestricted(Default, d.Spec.Template.Spec)
+		expectRestricted(Default, d.Spec.Template)
 
 		Eventually(func(g Gomega) {
 			got := getFoo(g, foo)
@@ -337,6 +340,26 @@ var _ = Describe("Foo reconciler", func() {
 			err := mgrCache.Get(ctx, client.ObjectKeyFromObject(foreign), &appsv1.Deployment{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the cache holds an unmanaged Deployment: %v", err)
 		}).Should(Succeed())
+	})
+
+	It("accepts and reconciles the samples in config/samples", func() {
+		files, err := filepath.Glob(filepath.Join("..", "config", "samples", "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		var samples int
+		for _, file := range files {
+			if filepath.Base(file) == "kustomization.yaml" {
+				continue
+			}
+			raw, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			foo := &samplev1alpha1.Foo{}
+			Expect(yaml.UnmarshalStrict(raw, foo)).To(Succeed(), file)
+			foo.Namespace = ns
+			create(ctx, foo)
+			expectControlledBy(eventuallyDeployment(ns, foo.Spec.DeploymentName), foo)
+			samples++
+		}
+		Expect(samples).To(BeNumerically(">=", 1))
 	})
 
 	It("exports Foos by condition and Deployment writes by operation", func() {

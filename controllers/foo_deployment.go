@@ -33,6 +33,11 @@ import (
 )
 
 const (
+	// DefaultOperandImage is the operand image when RELATED_IMAGE_NGINX is not set: an nginx
+	// build that runs as a non-root user (uid 101) and listens on port 8080, so its pods
+	// pass the Pod Security "restricted" profile. config/manager sets the same value.
+	DefaultOperandImage = "docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine"
+
 	// FieldManager is the server-side apply field manager of every write the operator makes.
 	FieldManager = "foo-operator"
 

@@ -23,6 +23,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	psaapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
 	"k8s.io/utils/ptr"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -101,26 +103,19 @@ func TestDeploymentFor(t *testing.T) {
 			c := pod.Containers[0]
 			g.Expect(c.Image).To(Equal(tt.wantImage))
 			g.Expect(c.Ports).To(ConsistOf(corev1.ContainerPort{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}))
-			expectRestricted(g, pod)
+			expectRestricted(g, d.Spec.Template)
 		})
 	}
 }
 
-// expectRestricted checks the pod spec against the Pod Security "restricted" profile.
-func expectRestricted(g Gomega, pod corev1.PodSpec) {
-	g.Expect(pod.SecurityContext.RunAsNonRoot).To(Equal(ptr.To(true)))
-	g.Expect(pod.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault))
-	for _, c := range pod.Containers {
-		sc := c.SecurityContext
-		g.Expect(sc.AllowPrivilegeEscalation).To(Equal(ptr.To(false)))
-		g.Expect(sc.Capabilities.Drop).To(ConsistOf(corev1.Capability("ALL")))
-		g.Expect(sc.Capabilities.Add).To(BeEmpty())
-		g.Expect(sc.ReadOnlyRootFilesystem).To(Equal(ptr.To(true)))
-		g.Expect(sc.Privileged).To(BeNil())
-	}
-	for _, v := range pod.Volumes {
-		g.Expect(v.HostPath).To(BeNil())
-	}
+// expectRestricted checks a pod against the Pod Security "restricted" profile with the
+// API server's own evaluator.
+func expectRestricted(g Gomega, pod corev1.PodTemplateSpec) {
+	evaluator, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	restricted := psaapi.LevelVersion{Level: psaapi.LevelRestricted, Version: psaapi.LatestVersion()}
+	result := policy.AggregateCheckResults(evaluator.EvaluatePod(restricted, &pod.ObjectMeta, &pod.Spec))
+	g.Expect(result.Allowed).To(BeTrue(), "violates restricted: %s: %s", result.ForbiddenReason(), result.ForbiddenDetail())
 }
 
 // defaulted is d as the API server stores it: with defaults, a status and what other actors

@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package config_test checks the kustomize manifests in config/ as `make deploy` builds them.
+package config_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	psaapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/example/foo-operator/controllers"
+)
+
+// build runs `kustomize build` on a folder of config/ and returns the objects by kind.
+func build(t *testing.T, dir string) map[string][]map[string]any {
+	t.Helper()
+	g := NewWithT(t)
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	byKind := map[string][]map[string]any{}
+	for _, r := range resources.Resources() {
+		m, err := r.Map()
+		g.Expect(err).NotTo(HaveOccurred())
+		byKind[r.GetKind()] = append(byKind[r.GetKind()], m)
+	}
+	return byKind
+}
+
+func convert[T any](g Gomega, m map[string]any) *T {
+	obj := new(T)
+	g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(m, obj, true)).To(Succeed())
+	return obj
+}
+
+func TestManagerDeployment(t *testing.T) {
+	g := NewWithT(t)
+	objs := build(t, "default")
+	g.Expect(objs["Deployment"]).To(HaveLen(1))
+	d := convert[appsv1.Deployment](g, objs["Deployment"][0])
+
+	// The install namespace enforces the restricted profile, and the manager passes it.
+	g.Expect(objs["Namespace"]).To(HaveLen(1))
+	ns := convert[corev1.Namespace](g, objs["Namespace"][0])
+	g.Expect(ns.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
+	g.Expect(d.Namespace).To(Equal(ns.Name))
+
+	evaluator, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	restricted := psaapi.LevelVersion{Level: psaapi.LevelRestricted, Version: psaapi.LatestVersion()}
+	result := policy.AggregateCheckResults(evaluator.EvaluatePod(restricted, &d.Spec.Template.ObjectMeta, &d.Spec.Template.Spec))
+	g.Expect(result.Allowed).To(BeTrue(), "violates restricted: %s: %s", result.ForbiddenReason(), result.ForbiddenDetail())
+	// The evaluator does reject what restricted forbids.
+	privileged := d.Spec.Template.DeepCopy()
+	privileged.Spec.SecurityContext.RunAsNonRoot = nil
+	g.Expect(policy.AggregateCheckResults(evaluator.EvaluatePod(restricted, &privileged.ObjectMeta, &privileged.Spec)).Allowed).To(BeFalse())
+
+	g.Expect(d.Spec.Template.Spec.Containers).To(HaveLen(1))
+	c := d.Spec.Template.Spec.Containers[0]
+	g.Expect(*c.SecurityContext.ReadOnlyRootFilesystem).To(BeTrue())
+	g.Expect(c.Resources.Requests).To(HaveKey(corev1.ResourceCPU))
+	g.Expect(c.Resources.Requests).To(HaveKey(corev1.ResourceMemory))
+	g.Expect(c.Resources.Limits).To(HaveKey(corev1.ResourceMemory))
+	g.Expect(c.LivenessProbe.HTTPGet.Path).To(Equal("/healthz"))
+	g.Expect(c.ReadinessProbe.HTTPGet.Path).To(Equal("/readyz"))
+	g.Expect(c.Args).To(ContainElements("--leader-elect", "--metrics-bind-address=:8443"))
+	g.Expect(c.Image).To(Equal("quay.io/example/foo-operator:v0.1.0"))
+	// The default operand image is pinned and the same in the manifest and in the code.
+	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "RELATED_IMAGE_NGINX", Value: controllers.DefaultOperandImage}))
+	g.Expect(controllers.DefaultOperandImage).NotTo(HaveSuffix(":latest"))
+}
+
+func TestRBACIsLeastPrivilege(t *testing.T) {
+	g := NewWithT(t)
+	objs := build(t, "default")
+	var rules []rbacv1.PolicyRule
+	for _, kind := range []string{"ClusterRole", "Role"} {
+		for _, m := range objs[kind] {
+			rules = append(rules, convert[rbacv1.ClusterRole](g, m).Rules...)
+		}
+	}
+	g.Expect(rules).NotTo(BeEmpty())
+	for _, r := range rules {
+		g.Expect(r.Verbs).NotTo(ContainElement("*"), "wildcard verb in %v", r)
+		g.Expect(r.Resources).NotTo(ContainElement("*"), "wildcard resource in %v", r)
+		g.Expect(r.APIGroups).NotTo(ContainElement("*"), "wildcard group in %v", r)
+		g.Expect(r.Resources).NotTo(ContainElement("secrets"), "the operator reads no Secrets: %v", r)
+	}
+
+	// The manager's own role: exactly what the reconciler uses.
+	var manager *rbacv1.ClusterRole
+	for _, m := range objs["ClusterRole"] {
+		if cr := convert[rbacv1.ClusterRole](g, m); cr.Name == "foo-operator-manager-role" {
+			manager = cr
+		}
+	}
+	g.Expect(manager).NotTo(BeNil())
+	g.Expect(manager.Rules).To(ConsistOf(
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
+		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"get", "list", "watch"}},
+		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/status"}, Verbs: []string{"patch"}},
+	))
+}
