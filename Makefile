@@ -61,7 +61,7 @@ build: manifests generate lint ## Build the manager binary.
 
 .PHONY: run
 run: manifests generate install ## Run the operator on this machine against the cluster in KUBECONFIG (installs the CRD first).
-	go run . --leader-elect=false
+	go run .
 
 .PHONY: docker-build
 docker-build: ## Build the operator image (needs a container engine).
@@ -101,7 +101,7 @@ $(LOCALBIN):
 CONTROLLER_TOOLS_VERSION ?= v0.20.1
 KUSTOMIZE_VERSION ?= v5.8.2
 # The Kubernetes and etcd versions are pinned by the tools modules under hack/tools.
-KUBERNETES_VERSION := $(shell awk '$$1=="require" && $$2=="k8s.io/kubernetes" {print $$3}' hack/tools/kube/go.mod)
+KUBERNETES_VERSION := $(shell awk '$$1=="k8s.io/kubernetes" {print $$2; exit}' hack/tools/kube/go.mod)
 KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -134,7 +134,7 @@ $(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/go.sum
 	cd hack/tools/etcd && go build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
 
 .PHONY: kubectl
-kubectl: $(KUBECTL) ## Build kubectl.
+kubectl: $(KUBECTL) ## Build kubectl (version-stamped, like every Kubernetes binary here).
 $(KUBECTL): hack/tools/kube/go.mod hack/tools/kube/go.sum
 	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
 
