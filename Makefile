@@ -45,9 +45,10 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: lint
-lint: vet ## Run go vet and check that gofmt has nothing to change.
+lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangci.yml).
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
 test: manifests generate lint envtest ## Run the unit tests and the envtest suite (real kube-apiserver and etcd).
@@ -100,12 +101,14 @@ $(LOCALBIN):
 
 CONTROLLER_TOOLS_VERSION ?= v0.20.1
 KUSTOMIZE_VERSION ?= v5.8.2
+GOLANGCI_LINT_VERSION ?= v2.15.0
 # The Kubernetes and etcd versions are pinned by the tools modules under hack/tools.
 KUBERNETES_VERSION := $(shell awk '$$1=="k8s.io/kubernetes" {print $$2; exit}' hack/tools/kube/go.mod)
 KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBECTL ?= $(LOCALBIN)/kubectl
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 # Kubernetes binaries report this version; clients that parse the server version need it.
@@ -121,6 +124,11 @@ $(CONTROLLER_GEN): | $(LOCALBIN)
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE): | $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
 
 .PHONY: envtest
 envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build kube-apiserver and etcd for envtest (once; about 3 minutes on a cold machine).

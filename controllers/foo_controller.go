@@ -150,7 +150,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	case !metav1.IsControlledBy(live, foo):
 		return nil, &reasonError{
 			reason: samplev1alpha1.DeploymentConflictReason,
-			err:    fmt.Errorf(MessageResourceExists, live.Name),
+			err:    fmt.Errorf(MessageResourceExists, live.Name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
 		}
 	default:
 		return r.updateDeployment(ctx, foo, desired, live)
