@@ -336,11 +336,10 @@ func (e *reasonError) terminal() bool {
 	return e.reason == samplev1alpha1.InvalidSpecReason || e.reason == samplev1alpha1.DeploymentConflictReason
 }
 
-// writeFailed classifies an error of a Deployment write: the API server refusing the
-// object as invalid is a spec problem; anything else is retried.
+// writeFailed marks an error of a Deployment write. It is retried with backoff whatever
+// the API server answered: even an Invalid answer may come from an admission policy or
+// webhook that can change without the Foo changing, and spec problems the operator can
+// foresee are caught by validateFoo before any write.
 func writeFailed(err error) error {
-	if apierrors.IsInvalid(err) {
-		return &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: err}
-	}
 	return &reasonError{reason: samplev1alpha1.DeploymentWriteFailedReason, err: err}
 }

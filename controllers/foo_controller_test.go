@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -227,6 +228,34 @@ var _ = Describe("Foo reconciler", func() {
 		// envtest runs no garbage collector; the operator itself does not delete it.
 		Consistently(func(g Gomega) {
 			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).UID).To(Equal(current.UID))
+		}).Should(Succeed())
+	})
+
+	It("reports a failed write, retries it, and recovers", func() {
+		// A ValidatingAdmissionPolicy makes the API server refuse this Foo's Deployment.
+		policy := denyDeploymentsOf(ctx, ns, "blocked")
+		foo := create(ctx, newFoo("blocked", withNamespace(ns)))
+
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			c := meta.FindStatusCondition(got.Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentWriteFailedReason))
+			g.Expect(c.Message).To(ContainSubstring("create Deployment %s/blocked-web", ns))
+			g.Expect(c.Message).To(ContainSubstring("denied by the test policy"))
+			// The generation was not reconciled.
+			g.Expect(got.Status.ObservedGeneration).To(BeZero())
+		}).Should(Succeed())
+		expectEventWithReason(ns, samplev1alpha1.DeploymentWriteFailedReason)
+
+		// The API server accepts the Deployment again: the retry succeeds.
+		Expect(k8sClient.Delete(ctx, policy)).To(Succeed())
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.DegradedCondition)).To(BeTrue())
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		}).Should(Succeed())
 	})
 
@@ -478,6 +507,69 @@ func expectEvent(ns, reason, note string) {
 		}
 		return notes
 	}).Should(ContainElement(note))
+}
+
+// expectEventWithReason waits for an event about a Foo in ns with the given reason.
+func expectEventWithReason(ns, reason string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+		var reasons []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "Foo" {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		return reasons
+	}).Should(ContainElement(reason))
+}
+
+// denyDeploymentsOf makes the API server refuse writes of the Deployments of Foo fooName in
+// ns, with a ValidatingAdmissionPolicy, and waits until the policy is in force. Deleting
+// the returned binding lifts it.
+func denyDeploymentsOf(ctx context.Context, ns, fooName string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	GinkgoHelper()
+	policy := create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"},
+						},
+					},
+				}},
+			},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: fmt.Sprintf("!has(object.metadata.labels) || !('controller' in object.metadata.labels) || object.metadata.labels['controller'] != '%s'", fooName),
+				Message:    "denied by the test policy",
+			}},
+		},
+	})
+	DeferCleanup(k8sClient.Delete, context.Background(), policy)
+	binding := create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			},
+		},
+	})
+
+	// The API server loads policies asynchronously: probe with a dry-run create.
+	probe := newDeployment(newFoo(fooName, withNamespace(ns)))
+	probe.Name = "policy-probe"
+	probe.OwnerReferences = nil
+	Eventually(func() error {
+		return k8sClient.Create(ctx, probe.DeepCopy(), client.DryRunAll)
+	}).Should(MatchError(ContainSubstring("denied by the test policy")))
+	return binding
 }
 
 // reconcileCount is controller-runtime's count of finished reconciles of the Foo controller.
