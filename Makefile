@@ -12,6 +12,24 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # CONTAINER_TOOL builds and pushes images (docker or podman).
 CONTAINER_TOOL ?= docker
 
+# OLM packaging, with the variables operator-sdk projects use.
+# CHANNELS are the channels of the bundle; DEFAULT_CHANNEL the package's default one.
+CHANNELS ?= candidate,stable
+DEFAULT_CHANNEL ?= stable
+# BUNDLE_IMG and CATALOG_IMG are the bundle and catalog images.
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+# Upgrade graph: the CSV this version replaces, the CSVs it skips, and an olm.skipRange.
+REPLACES ?=
+SKIPS ?=
+SKIP_RANGE ?=
+# CREATED_AT is the CSV's createdAt: the release date of VERSION, fixed so that
+# `make bundle` is reproducible.
+CREATED_AT ?= 2026-11-22T00:00:00Z
+# USE_IMAGE_DIGESTS=true would resolve image tags to digests in their registries, which
+# needs network access; pin digests in IMG and RELATED_IMAGE_NGINX instead.
+USE_IMAGE_DIGESTS ?= false
+
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
 
@@ -51,7 +69,7 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: manifests generate lint envtest ## Run the unit tests and the envtest suite (real kube-apiserver and etcd).
+test: manifests generate lint envtest bundle-validate scorecard-offline catalog-validate ## Run the unit tests, the envtest suite (real kube-apiserver and etcd), and validate the bundle and catalog.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out -timeout 20m
 
 ##@ Build
@@ -73,6 +91,61 @@ docker-build: ## Build the operator image (needs a container engine).
 docker-push: ## Push the operator image (needs a container engine).
 	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "docker-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
 	$(CONTAINER_TOOL) push $(IMG)
+
+##@ OLM bundle and catalog
+
+.PHONY: bundle
+bundle: manifests kustomize ## Generate bundle/ and bundle.Dockerfile from config/manifests, then validate them.
+	@[ "$(USE_IMAGE_DIGESTS)" = "false" ] || { echo "USE_IMAGE_DIGESTS=true needs a registry to resolve digests, and this build has no network: pin digests in IMG and RELATED_IMAGE_NGINX instead"; exit 1; }
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	go run ./hack/olm bundle --version=$(VERSION) --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL) \
+		--replaces="$(REPLACES)" --skips="$(SKIPS)" --skip-range="$(SKIP_RANGE)" --created-at=$(CREATED_AT)
+	$(MAKE) bundle-validate
+
+.PHONY: bundle-validate
+bundle-validate: ## Validate bundle/ as `operator-sdk bundle validate --select-optional suite=operatorframework` does.
+	go run ./hack/olm validate --k8s-version=$(KUBERNETES_MINOR_VERSION) bundle
+
+.PHONY: scorecard-offline
+scorecard-offline: ## Run the scorecard's six built-in tests against bundle/ without a cluster.
+	go run ./hack/olm scorecard bundle
+
+.PHONY: scorecard
+scorecard: ## Run `operator-sdk scorecard` against bundle/ on the cluster in KUBECONFIG (needs the operator-sdk CLI).
+	@command -v operator-sdk >/dev/null || { echo "scorecard needs the operator-sdk CLI, which is not installed (it cannot be installed on this project's build machines); run 'make scorecard-offline' for the offline equivalent"; exit 1; }
+	operator-sdk scorecard bundle --wait-time 120s
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image BUNDLE_IMG (needs a container engine).
+	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "bundle-build needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image BUNDLE_IMG (needs a container engine).
+	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "bundle-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+.PHONY: catalog
+catalog: opm ## Add bundle/ (image BUNDLE_IMG) to the file-based catalog in catalog/ and validate it.
+	go run ./hack/olm catalog --opm=$(OPM) --bundle-dir=bundle --catalog-dir=catalog/foo-operator \
+		--bundle-image=$(BUNDLE_IMG) --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
+	rm -f catalog.Dockerfile
+	$(OPM) generate dockerfile catalog -b $(OPM_IMAGE) -i $(OPM_IMAGE)
+	$(MAKE) catalog-validate
+
+.PHONY: catalog-validate
+catalog-validate: opm ## Validate the file-based catalog with opm.
+	$(OPM) validate catalog
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image CATALOG_IMG (needs a container engine).
+	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "catalog-build needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image CATALOG_IMG (needs a container engine).
+	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "catalog-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
 ##@ Deployment
 
@@ -105,11 +178,15 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # The Kubernetes and etcd versions are pinned by the tools modules under hack/tools.
 KUBERNETES_VERSION := $(shell awk '$$1=="k8s.io/kubernetes" {print $$2; exit}' hack/tools/kube/go.mod)
 KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
+KUBERNETES_MINOR_VERSION := 1.$(KUBERNETES_MINOR)
+OPM_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-registry" {print $$2; exit}' hack/tools/opm/go.mod)
+OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBECTL ?= $(LOCALBIN)/kubectl
+OPM ?= $(LOCALBIN)/opm
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 # Kubernetes binaries report this version; clients that parse the server version need it.
 K8S_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION) \
@@ -140,6 +217,12 @@ $(ENVTEST_ASSETS)/kube-apiserver: hack/tools/kube/go.mod hack/tools/kube/go.sum
 $(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/go.sum
 	@echo "Building etcd from Go modules (one-time)"
 	cd hack/tools/etcd && go build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
+
+.PHONY: opm
+opm: $(OPM) ## Build opm (operator-registry) from its tools module.
+$(OPM): hack/tools/opm/go.mod hack/tools/opm/go.sum | $(LOCALBIN)
+	@echo "Building opm $(OPM_VERSION) from Go modules (one-time)"
+	cd hack/tools/opm && go build -tags json1,containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-registry/cmd/opm
 
 .PHONY: kubectl
 kubectl: $(KUBECTL) ## Build kubectl (version-stamped, like every Kubernetes binary here).
