@@ -25,8 +25,8 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
-	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/api/pkg/lib/version"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -63,7 +63,7 @@ type manifestSet struct {
 	roleBindings []*rbacv1.RoleBinding
 	crBindings   []*rbacv1.ClusterRoleBinding
 	samples      []*unstructured.Unstructured // objects of the owned CRDs: alm-examples
-	scorecard    *unstructured.Unstructured  // the scorecard Configuration
+	scorecard    *unstructured.Unstructured   // the scorecard Configuration
 	others       []*unstructured.Unstructured
 }
 
@@ -383,7 +383,9 @@ func extraManifests(set *manifestSet) []any {
 	return objs
 }
 
-func withTypeMeta[T interface{ *rbacv1.Role | *rbacv1.ClusterRole }](obj T, kind string) *unstructured.Unstructured {
+func withTypeMeta[T interface {
+	*rbacv1.Role | *rbacv1.ClusterRole
+}](obj T, kind string) *unstructured.Unstructured {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		panic(err) // typed RBAC objects always convert

@@ -235,7 +235,7 @@ func runCatalog(args []string) error {
 	fs := flag.NewFlagSet("catalog", flag.ExitOnError)
 	o := catalogOptions{}
 	fs.StringVar(&o.opm, "opm", "bin/opm", "the opm binary")
-	fs.StringVar(&o.bundleDir, "bundle-dir", "bundle", "the bundle to add")
+	fs.StringVar(&o.bundleDir, "bundle-dir", defaultBundleDir, "the bundle to add")
 	fs.StringVar(&o.catalogDir, "catalog-dir", "catalog/foo-operator", "the package's directory in the file-based catalog")
 	fs.StringVar(&o.bundleImage, "bundle-image", "", "the bundle image (BUNDLE_IMG); empty installs from the catalog's inline objects")
 	fs.StringVar(&o.channels, "channels", "stable", "comma-separated channels to add the bundle to")

@@ -30,6 +30,9 @@ import (
 	"os"
 )
 
+// defaultBundleDir is where the bundle is written and read.
+const defaultBundleDir = "bundle"
+
 func main() {
 	if len(os.Args) < 2 {
 		usage()
@@ -62,7 +65,7 @@ func runBundle(args []string) error {
 	fs := flag.NewFlagSet("bundle", flag.ExitOnError)
 	o := bundleOptions{}
 	fs.StringVar(&o.manifestsDir, "manifests", "config/manifests", "the kustomization to build the bundle from")
-	fs.StringVar(&o.outDir, "output-dir", "bundle", "the bundle directory")
+	fs.StringVar(&o.outDir, "output-dir", defaultBundleDir, "the bundle directory")
 	fs.StringVar(&o.dockerfile, "dockerfile", "bundle.Dockerfile", "the bundle image's Dockerfile")
 	fs.StringVar(&o.packageName, "package", "foo-operator", "the OLM package name")
 	fs.StringVar(&o.version, "version", "", "the operator version (semver, no leading v)")

@@ -24,8 +24,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/operator-framework/api/pkg/manifests"
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/validation"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -227,7 +227,7 @@ func runScorecard(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dir := "bundle"
+	dir := defaultBundleDir
 	if fs.NArg() > 0 {
 		dir = fs.Arg(0)
 	}

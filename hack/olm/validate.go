@@ -111,7 +111,7 @@ func runValidate(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dir := "bundle"
+	dir := defaultBundleDir
 	if fs.NArg() > 0 {
 		dir = fs.Arg(0)
 	}
