@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -389,6 +391,23 @@ var _ = Describe("Foo reconciler", func() {
 			samples++
 		}
 		Expect(samples).To(BeNumerically(">=", 1))
+	})
+
+	It("accepts and reconciles every alm-example of the bundle's ClusterServiceVersion", func() {
+		raw, err := os.ReadFile(filepath.Join("..", "bundle", "manifests", "foo-operator.clusterserviceversion.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		csv := &unstructured.Unstructured{}
+		Expect(yaml.Unmarshal(raw, &csv.Object)).To(Succeed())
+		var examples []unstructured.Unstructured
+		Expect(json.Unmarshal([]byte(csv.GetAnnotations()["alm-examples"]), &examples)).To(Succeed())
+		Expect(examples).NotTo(BeEmpty())
+		for i := range examples {
+			example := &examples[i]
+			example.SetNamespace(ns)
+			Expect(k8sClient.Create(ctx, example)).To(Succeed(), "alm-example %s", example.GetName())
+			deploymentName, _, _ := unstructured.NestedString(example.Object, "spec", "deploymentName")
+			eventuallyDeployment(ns, deploymentName)
+		}
 	})
 
 	It("exports Foos by condition and Deployment writes by operation", func() {
