@@ -147,6 +147,24 @@ catalog-push: ## Push the catalog image CATALOG_IMG (needs a container engine).
 	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "catalog-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
+##@ Local cluster and end-to-end tests
+
+.PHONY: cluster
+cluster: cluster-tools ## Start a local control plane with a simulated node (kwok); kubeconfig in .kwok/kubeconfig.
+	hack/local-cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and OLM, and delete their state.
+	hack/local-cluster.sh down
+
+.PHONY: olm
+olm: cluster ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
+	hack/local-cluster.sh olm-up
+
+.PHONY: test-e2e
+test-e2e: cluster-tools ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
+	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
+
 ##@ Deployment
 
 .PHONY: install
@@ -187,6 +205,8 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBECTL ?= $(LOCALBIN)/kubectl
 OPM ?= $(LOCALBIN)/opm
+KWOK ?= $(LOCALBIN)/kwok
+OLM_OPERATOR ?= $(LOCALBIN)/olm
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 # Kubernetes binaries report this version; clients that parse the server version need it.
 K8S_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION) \
@@ -223,6 +243,23 @@ opm: $(OPM) ## Build opm (operator-registry) from its tools module.
 $(OPM): hack/tools/opm/go.mod hack/tools/opm/go.sum | $(LOCALBIN)
 	@echo "Building opm $(OPM_VERSION) from Go modules (one-time)"
 	cd hack/tools/opm && go build -tags json1,containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-registry/cmd/opm
+
+.PHONY: cluster-tools
+cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~8 minutes on a cold machine).
+
+$(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler: $(ENVTEST_ASSETS)/%: hack/tools/kube/go.mod hack/tools/kube/go.sum
+	@echo "Building $* $(KUBERNETES_VERSION) from Go modules (one-time)"
+	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/$*
+
+$(KWOK): hack/tools/kwok/go.mod hack/tools/kwok/go.sum | $(LOCALBIN)
+	@echo "Building kwok and kwokctl from Go modules (one-time)"
+	cd hack/tools/kwok && go build -ldflags "-s -w" -o $(LOCALBIN)/kwokctl sigs.k8s.io/kwok/cmd/kwokctl
+	cd hack/tools/kwok && go build -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
+
+$(OLM_OPERATOR): hack/tools/olm/go.mod hack/tools/olm/go.sum | $(LOCALBIN)
+	@echo "Building OLM's olm and catalog operators from Go modules (one-time)"
+	cd hack/tools/olm && go build -ldflags "-s -w" -o $(LOCALBIN)/catalog github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
+	cd hack/tools/olm && go build -ldflags "-s -w" -o $@ github.com/operator-framework/operator-lifecycle-manager/cmd/olm
 
 .PHONY: kubectl
 kubectl: $(KUBECTL) ## Build kubectl (version-stamped, like every Kubernetes binary here).

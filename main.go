@@ -60,6 +60,7 @@ func main() {
 		enableHTTP2             bool
 		probeAddr               string
 		leaderElect             bool
+		leaderElectionNamespace string
 		maxConcurrentReconciles int
 		watchNamespaces         string
 		reconciler              controllers.FooReconciler
@@ -75,6 +76,8 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the liveness (/healthz) and readiness (/readyz) probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false,
 		"Elect a leader among the operator's replicas (Lease "+leaderElectionID+"), so that only one reconciles.")
+	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
+		"The namespace of the leader election Lease; the operator's own namespace when empty (required when running outside a cluster).")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many Foos are reconciled in parallel.")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACE"),
 		"Comma-separated namespaces whose Foos the operator manages; empty for all. Defaults to $WATCH_NAMESPACE.")
@@ -107,6 +110,7 @@ func main() {
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,
 		LeaderElectionID:              leaderElectionID,
+		LeaderElectionNamespace:       leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {

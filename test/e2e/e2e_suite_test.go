@@ -1,0 +1,143 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package e2e installs, uses, upgrades and uninstalls the operator through a real OLM on a
+// local control plane with simulated nodes (hack/local-cluster.sh). Run it with
+// `make test-e2e`.
+package e2e
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+const root = "../.."
+
+var (
+	cfg        *rest.Config
+	k8s        client.Client
+	clientset  *kubernetes.Clientset
+	work       string // the suite's scratch directory
+	olmTool    string // hack/olm, built once
+	managerBin string // the operator, built once
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(3 * time.Minute)
+	SetDefaultEventuallyPollingInterval(time.Second)
+	RunSpecs(t, "e2e suite")
+}
+
+var _ = BeforeSuite(func() {
+	work = GinkgoT().TempDir()
+	By("building the operator and hack/olm")
+	managerBin = filepath.Join(work, "manager")
+	olmTool = filepath.Join(work, "olm")
+	run(root, "go", "build", "-o", managerBin, ".")
+	run(root, "go", "build", "-o", olmTool, "./hack/olm")
+
+	By("starting the local cluster and OLM")
+	run(root, "hack/local-cluster.sh", "up")
+	DeferCleanup(func() { run(root, "hack/local-cluster.sh", "down") })
+	run(root, "hack/local-cluster.sh", "olm-up")
+
+	var err error
+	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(root, ".kwok", "kubeconfig"))
+	Expect(err).NotTo(HaveOccurred())
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1.AddToScheme(scheme))
+	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+})
+
+// run runs a command in dir and fails the spec, with its output, if it fails.
+func run(dir string, name string, args ...string) string {
+	GinkgoHelper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "%s %v:\n%s", name, args, out)
+	return string(out)
+}
+
+// start runs a command in the background until the spec (or suite) ends; its output goes to
+// a log file in the scratch directory, printed when the spec fails.
+func start(name string, env []string, command string, args ...string) {
+	GinkgoHelper()
+	logPath := filepath.Join(work, name+".log")
+	logFile, err := os.Create(logPath)
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.Command(command, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	Expect(cmd.Start()).To(Succeed())
+	DeferCleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		logFile.Close()
+		if CurrentSpecReport().Failed() {
+			raw, _ := os.ReadFile(logPath)
+			AddReportEntry(name+" log", string(raw))
+		}
+	})
+}
+
+// freePort is a TCP port free on the loopback interface.
+func freePort() int {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func ctx() context.Context { return context.Background() }
+

@@ -1,0 +1,391 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+const (
+	pkgName        = "foo-operator"
+	serviceAccount = "foo-operator-controller-manager"
+	csvV1          = "foo-operator.v0.1.0"
+	csvV2          = "foo-operator.v0.2.0"
+)
+
+var _ = Describe("The operator installed through OLM", Ordered, func() {
+	var (
+		catalogV1, catalogV2 string
+		installNS            = "foo-operator-e2e"
+		fooNS                = "foo-e2e"
+	)
+
+	BeforeAll(func() {
+		By("rendering catalogs: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
+		bundleV2 := filepath.Join(work, "bundle-v0.2.0")
+		run(root, olmTool, "bundle", "--version=0.2.0", "--replaces="+csvV1, "--channels=candidate,stable",
+			"--default-channel=stable", "--created-at=2026-11-23T00:00:00Z",
+			"--output-dir="+bundleV2, "--dockerfile="+filepath.Join(bundleV2, "bundle.Dockerfile"))
+		catalogV1 = filepath.Join(work, "catalog-v1")
+		catalogV2 = filepath.Join(work, "catalog-v2")
+		opm := filepath.Join(root, "bin", "opm")
+		// No bundle image: OLM installs from the catalog's inline objects (simulated pods
+		// cannot run a bundle-unpack Job).
+		for _, c := range []struct{ dir, bundle string }{
+			{catalogV1, "bundle"}, {catalogV2, "bundle"}, {catalogV2, bundleV2},
+		} {
+			bundle := c.bundle
+			if !filepath.IsAbs(bundle) {
+				bundle = filepath.Join(root, bundle)
+			}
+			run(root, olmTool, "catalog", "--opm="+opm, "--bundle-dir="+bundle, "--catalog-dir="+filepath.Join(c.dir, pkgName),
+				"--bundle-image=", "--channels=candidate,stable", "--default-channel=stable")
+		}
+		run(root, opm, "validate", catalogV2)
+
+		By("serving catalog v1 with opm and registering it as a grpc CatalogSource")
+		serveCatalog("catalog-v1", catalogV1)
+
+		By("creating the install namespace, which enforces Pod Security restricted, and its OperatorGroup")
+		for _, ns := range []string{installNS, fooNS} {
+			Expect(k8s.Create(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
+				"pod-security.kubernetes.io/enforce": "restricted",
+			}}})).To(Succeed())
+		}
+		// SingleNamespace: the operator in installNS watches fooNS only.
+		Expect(k8s.Create(ctx(), &operatorsv1.OperatorGroup{
+			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: installNS},
+			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{fooNS}},
+		})).To(Succeed())
+	})
+
+	AfterEach(func() {
+		if CurrentSpecReport().Failed() {
+			dumpOLMState(installNS)
+		}
+	})
+
+	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
+		start := time.Now()
+		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: installNS},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
+				InstallPlanApproval: operatorsv1alpha1.ApprovalManual, StartingCSV: csvV1,
+			},
+		})).To(Succeed())
+
+		By("approving the InstallPlan")
+		Eventually(func(g Gomega) {
+			plans := &operatorsv1alpha1.InstallPlanList{}
+			g.Expect(k8s.List(ctx(), plans, client.InNamespace(installNS))).To(Succeed())
+			g.Expect(plans.Items).NotTo(BeEmpty())
+			for i := range plans.Items {
+				p := &plans.Items[i]
+				g.Expect(p.Spec.ClusterServiceVersionNames).To(ContainElement(csvV1))
+				if !p.Spec.Approved {
+					p.Spec.Approved = true
+					g.Expect(k8s.Update(ctx(), p)).To(Succeed())
+				}
+			}
+		}).Should(Succeed())
+
+		expectCSVSucceeded(installNS, csvV1)
+		GinkgoWriter.Printf("Install: Subscription created -> CSV %s Succeeded in %s\n", csvV1, time.Since(start).Round(time.Second))
+		AddReportEntry("install time", time.Since(start).Round(time.Second).String())
+
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
+		Expect(crdEstablished(crd)).To(BeTrue())
+	})
+
+	It("runs the operator with the RBAC and environment OLM gave it, and reconciles the sample Foo", func() {
+		runOperatorAsInstalled(installNS)
+
+		foo := sampleFoo(fooNS)
+		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		replicas := ptr.Deref(foo.Spec.Replicas, 1)
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(got.Status.AvailableReplicas).To(Equal(replicas))
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
+			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(int(replicas)))
+		}).Should(Succeed())
+
+		By("kubectl scale foo --replicas=2")
+		scale := &autoscalingv1.Scale{}
+		Expect(k8s.SubResource("scale").Get(ctx(), foo, scale)).To(Succeed())
+		scale.Spec.Replicas = 2
+		Expect(k8s.SubResource("scale").Update(ctx(), foo, client.WithSubResourceBody(scale))).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(2)))
+			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(2))
+		}).Should(Succeed())
+
+		By("leaving a Foo outside the target namespaces alone")
+		outside := sampleFoo(installNS)
+		Expect(k8s.Create(ctx(), outside)).To(Succeed())
+		Consistently(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: outside.Spec.DeploymentName}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		}, 10*time.Second, time.Second).Should(Succeed())
+		Expect(k8s.Delete(ctx(), outside)).To(Succeed())
+	})
+
+	It("upgrades to v0.2.0 when the catalog publishes it, keeping the Foos", func() {
+		before := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, before)).To(Succeed())
+
+		start := time.Now()
+		serveCatalog("catalog-v2", catalogV2)
+		// Manual approval: approve the upgrade's InstallPlan.
+		Eventually(func(g Gomega) {
+			plans := &operatorsv1alpha1.InstallPlanList{}
+			g.Expect(k8s.List(ctx(), plans, client.InNamespace(installNS))).To(Succeed())
+			found := false
+			for i := range plans.Items {
+				p := &plans.Items[i]
+				for _, name := range p.Spec.ClusterServiceVersionNames {
+					if name == csvV2 {
+						found = true
+						if !p.Spec.Approved {
+							p.Spec.Approved = true
+							g.Expect(k8s.Update(ctx(), p)).To(Succeed())
+						}
+					}
+				}
+			}
+			g.Expect(found).To(BeTrue(), "no InstallPlan for %s yet", csvV2)
+		}).Should(Succeed())
+		expectCSVSucceeded(installNS, csvV2)
+		AddReportEntry("upgrade time", time.Since(start).Round(time.Second).String())
+		Eventually(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: csvV1}, &operatorsv1alpha1.ClusterServiceVersion{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the old CSV should be gone")
+		}).Should(Succeed())
+
+		runOperatorAsInstalled(installNS)
+		after := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, after)).To(Succeed())
+		Expect(after.UID).To(Equal(before.UID))
+		Expect(after.Spec.Replicas).To(Equal(before.Spec.Replicas))
+
+		By("the new version reconciles the existing Foo")
+		foo := &samplev1alpha1.Foo{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, foo)).To(Succeed())
+		patch := client.MergeFrom(foo.DeepCopy())
+		foo.Spec.Replicas = ptr.To[int32](3)
+		Expect(k8s.Patch(ctx(), foo, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(runningPods(g, fooNS, "example-foo")).To(HaveLen(3))
+		}).Should(Succeed())
+	})
+
+	It("lets the garbage collector delete a deleted Foo's Deployment and pods", func() {
+		runOperatorAsInstalled(installNS)
+		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: fooNS, Name: "example-foo"}}
+		Expect(k8s.Delete(ctx(), foo)).To(Succeed())
+		Eventually(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+			g.Expect(runningPods(g, fooNS, "example-foo")).To(BeEmpty())
+		}).Should(Succeed())
+	})
+
+	It("uninstalls when the Subscription and CSV are deleted, leaving the CRD", func() {
+		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: installNS}})).To(Succeed())
+		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: installNS}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: serviceAccount}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
+		}).Should(Succeed())
+		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+	})
+})
+
+// serveCatalog serves a file-based catalog with `opm serve` on a free loopback port, and
+// points the CatalogSource foo-catalog at it (creating it the first time). opm serve does not
+// reload, so a new catalog gets a new process.
+func serveCatalog(name, dir string) {
+	GinkgoHelper()
+	port := freePort()
+	start(name, nil, filepath.Join(root, "bin", "opm"), "serve", dir, "--port", fmt.Sprint(port), "--pprof-addr", "")
+	address := fmt.Sprintf("127.0.0.1:%d", port)
+	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: "foo-catalog", Namespace: "olm"}}
+	err := k8s.Get(ctx(), client.ObjectKeyFromObject(cs), cs)
+	switch {
+	case apierrors.IsNotFound(err):
+		cs.Spec = operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: address, DisplayName: "Foo Operator (e2e)"}
+		Expect(k8s.Create(ctx(), cs)).To(Succeed())
+	case err == nil:
+		patch := client.MergeFrom(cs.DeepCopy())
+		cs.Spec.Address = address
+		Expect(k8s.Patch(ctx(), cs, patch)).To(Succeed())
+	default:
+		Expect(err).NotTo(HaveOccurred())
+	}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(cs), cs)).To(Succeed())
+		g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
+		g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
+		g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+	}).Should(Succeed())
+}
+
+func expectCSVSucceeded(ns, name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) operatorsv1alpha1.ClusterServiceVersionPhase {
+		csv := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, csv)).To(Succeed())
+		return csv.Status.Phase
+	}).Should(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
+}
+
+func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established {
+			return c.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// runOperatorAsInstalled runs the operator binary as a local process, as the Deployment OLM
+// created would run it: with a token of the service account OLM created (so the CSV's RBAC
+// is what it gets) and the environment of the Deployment's pod template, with
+// WATCH_NAMESPACE from the olm.targetNamespaces annotation OLM set on it. Simulated pods run
+// nothing, so this is how the operator's code runs here.
+func runOperatorAsInstalled(ns string) {
+	GinkgoHelper()
+	d := &appsv1.Deployment{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, d)).To(Succeed())
+		g.Expect(d.Status.AvailableReplicas).To(Equal(int32(1)), "OLM's operator Deployment is admitted and available")
+	}).Should(Succeed())
+	tmpl := d.Spec.Template
+	targets, ok := tmpl.Annotations["olm.targetNamespaces"]
+	Expect(ok).To(BeTrue(), "OLM sets olm.targetNamespaces on the operator's pods")
+
+	token, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx(), tmpl.Spec.ServiceAccountName,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig := filepath.Join(work, "operator-"+d.ResourceVersion+".kubeconfig")
+	Expect(clientcmd.WriteToFile(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"e2e": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"operator": {Token: token.Status.Token}},
+		Contexts:       map[string]*clientcmdapi.Context{"e2e": {Cluster: "e2e", AuthInfo: "operator", Namespace: ns}},
+		CurrentContext: "e2e",
+	}, kubeconfig)).To(Succeed())
+
+	var env []string
+	for _, e := range tmpl.Spec.Containers[0].Env {
+		if e.Value != "" {
+			env = append(env, e.Name+"="+e.Value)
+		}
+	}
+	env = append(env, "WATCH_NAMESPACE="+targets)
+	start("operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
+		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+}
+
+func sampleFoo(ns string) *samplev1alpha1.Foo {
+	GinkgoHelper()
+	csvFile, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "foo-operator.clusterserviceversion.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	Expect(yaml.Unmarshal(csvFile, csv)).To(Succeed())
+	var foos []samplev1alpha1.Foo
+	Expect(json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &foos)).To(Succeed())
+	Expect(foos).NotTo(BeEmpty())
+	foo := foos[0].DeepCopy()
+	foo.Namespace = ns
+	return foo
+}
+
+// runningPods are the Running pods of a Foo's Deployment, found by its selector.
+func runningPods(g Gomega, ns, fooName string) []corev1.Pod {
+	pods := &corev1.PodList{}
+	g.Expect(k8s.List(ctx(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "nginx", "controller": fooName})).To(Succeed())
+	var running []corev1.Pod
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			running = append(running, p)
+		}
+	}
+	return running
+}
+
+// dumpOLMState adds what OLM says about the install to the failed spec's report.
+func dumpOLMState(ns string) {
+	var out []any
+	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
+	if k8s.List(ctx(), csvs, client.InNamespace(ns)) == nil {
+		for _, c := range csvs.Items {
+			out = append(out, map[string]any{"csv": c.Name, "phase": c.Status.Phase, "reason": c.Status.Reason, "message": c.Status.Message})
+		}
+	}
+	plans := &operatorsv1alpha1.InstallPlanList{}
+	if k8s.List(ctx(), plans, client.InNamespace(ns)) == nil {
+		for _, p := range plans.Items {
+			out = append(out, map[string]any{"installPlan": p.Name, "phase": p.Status.Phase, "conditions": p.Status.Conditions})
+		}
+	}
+	subs := &operatorsv1alpha1.SubscriptionList{}
+	if k8s.List(ctx(), subs, client.InNamespace(ns)) == nil {
+		for _, s := range subs.Items {
+			out = append(out, map[string]any{"subscription": s.Name, "state": s.Status.State, "conditions": s.Status.Conditions})
+		}
+	}
+	raw, _ := json.MarshalIndent(out, "", "  ")
+	AddReportEntry("OLM state", string(raw))
+	for _, name := range []string{"olm", "catalog"} {
+		log, _ := os.ReadFile(filepath.Join(root, ".kwok", name+".log"))
+		if len(log) > 20000 {
+			log = log[len(log)-20000:]
+		}
+		AddReportEntry(name+" log (tail)", string(log))
+	}
+}
