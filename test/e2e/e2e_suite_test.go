@@ -140,4 +140,3 @@ func freePort() int {
 }
 
 func ctx() context.Context { return context.Background() }
-
