@@ -161,6 +161,13 @@ cluster-down: ## Stop the local cluster and OLM, and delete their state.
 olm: cluster ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
 	hack/local-cluster.sh olm-up
 
+.PHONY: demo
+demo: cluster-tools ## Start a local cluster with OLM, install the operator from its catalog, run it and apply the sample Foo.
+	hack/demo.sh
+
+.PHONY: demo-down
+demo-down: cluster-down ## Remove everything make demo started.
+
 .PHONY: test-e2e
 test-e2e: cluster-tools ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v

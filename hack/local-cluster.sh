@@ -27,7 +27,7 @@ up() {
 			--etcd-binary "$bin/k8s/etcd" \
 			--kwok-controller-binary "$bin/kwok" \
 			--kubeconfig "$kubeconfig" \
-			--wait 2m
+			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
 	"${kubectl[@]}" apply --server-side -f - >/dev/null <<NODE

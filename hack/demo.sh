@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The one-command demo: a local cluster with OLM, the operator installed from its catalog
+# through a Subscription, the operator's code running as a local process with the service
+# account OLM created for it, and the sample Foo. `make demo-down` removes everything.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+work=$root/.kwok
+kubeconfig=$work/kubeconfig
+kubectl() { "$root/bin/kubectl" --kubeconfig "$kubeconfig" "$@"; }
+step() { printf '\n==> %s\n' "$*"; }
+ns=foo-operator-demo
+
+step "Starting the local cluster (kwok, simulated node) and OLM"
+hack/local-cluster.sh up
+hack/local-cluster.sh olm-up
+
+step "Serving the operator's catalog with opm"
+catalog=$work/catalog
+rm -rf "$catalog"
+go run ./hack/olm catalog --opm=bin/opm --bundle-dir=bundle --catalog-dir="$catalog/foo-operator" \
+	--bundle-image= --channels=candidate,stable --default-channel=stable >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 50551)
+if [ -f "$work/opm.pid" ]; then kill "$(cat "$work/opm.pid")" 2>/dev/null || true; fi
+nohup bin/opm serve "$catalog" --port "$port" --pprof-addr "" >"$work/opm.log" 2>&1 &
+echo $! >"$work/opm.pid"
+
+step "Installing the operator through OLM (CatalogSource, OperatorGroup, Subscription)"
+kubectl apply --server-side -f - >/dev/null <<YAML
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata:
+  name: foo-operator-catalog
+  namespace: olm
+spec:
+  sourceType: grpc
+  address: 127.0.0.1:$port
+  displayName: Foo Operator (local)
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $ns
+  labels:
+    pod-security.kubernetes.io/enforce: restricted
+---
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata:
+  name: foo-operator
+  namespace: $ns
+spec:
+  targetNamespaces: [$ns]
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata:
+  name: foo-operator
+  namespace: $ns
+spec:
+  name: foo-operator
+  channel: stable
+  source: foo-operator-catalog
+  sourceNamespace: olm
+  installPlanApproval: Automatic
+YAML
+csv=""
+for _ in $(seq 1 180); do
+	csv=$(kubectl get subscription foo-operator -n "$ns" -o jsonpath='{.status.installedCSV}' 2>/dev/null || true)
+	phase=$(kubectl get csv "$csv" -n "$ns" -o jsonpath='{.status.phase}' 2>/dev/null || true)
+	[ "$phase" = Succeeded ] && break
+	sleep 1
+done
+[ "$phase" = Succeeded ] || { echo "CSV did not succeed; see $work/olm.log and $work/catalog.log" >&2; exit 1; }
+echo "CSV $csv Succeeded"
+
+step "Running the operator's code with the service account and environment OLM gave it"
+go build -o bin/manager .
+deploy=foo-operator-controller-manager
+kubectl rollout status deployment/$deploy -n "$ns" --timeout=120s >/dev/null
+targets=$(kubectl get deployment $deploy -n "$ns" -o jsonpath="{.spec.template.metadata.annotations['olm\.targetNamespaces']}")
+image=$(kubectl get deployment $deploy -n "$ns" -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="RELATED_IMAGE_NGINX")].value}')
+token=$(kubectl create token "$deploy" -n "$ns" --duration=24h)
+server=$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
+kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$work/ca.crt"
+opkubeconfig=$work/operator.kubeconfig
+KUBECONFIG=$opkubeconfig "$root/bin/kubectl" config set-cluster local --server="$server" --certificate-authority="$work/ca.crt" --embed-certs >/dev/null
+KUBECONFIG=$opkubeconfig "$root/bin/kubectl" config set-credentials operator --token="$token" >/dev/null
+KUBECONFIG=$opkubeconfig "$root/bin/kubectl" config set-context local --cluster=local --user=operator --namespace="$ns" >/dev/null
+KUBECONFIG=$opkubeconfig "$root/bin/kubectl" config use-context local >/dev/null
+if [ -f "$work/operator.pid" ]; then kill "$(cat "$work/operator.pid")" 2>/dev/null || true; fi
+WATCH_NAMESPACE=$targets RELATED_IMAGE_NGINX=$image nohup bin/manager --kubeconfig="$opkubeconfig" \
+	--leader-elect --leader-election-namespace="$ns" --metrics-bind-address=0 --health-probe-bind-address=0 \
+	>"$work/operator.log" 2>&1 &
+echo $! >"$work/operator.pid"
+
+step "Applying the sample Foo"
+kubectl apply -n "$ns" -f config/samples/samplecontroller_v1alpha1_foo.yaml
+kubectl wait foo/example-foo -n "$ns" --for=condition=Available --timeout=120s
+
+step "What a user sees"
+kubectl get csv,foo,deploy,pods -n "$ns"
+
+cat <<EOT
+
+The demo cluster is running. Try:
+  export KUBECONFIG=$kubeconfig
+  bin/kubectl scale foo example-foo -n $ns --replicas=3
+  bin/kubectl get foo example-foo -n $ns -w
+  bin/kubectl describe foo example-foo -n $ns
+Operator log: $work/operator.log
+Remove it all: make demo-down
+EOT
