@@ -103,7 +103,7 @@ stop_process() {
 down() {
 	for p in operator opm olm catalog; do stop_process "$p"; done
 	"$bin/kwokctl" delete cluster --name "$cluster" >/dev/null 2>&1 || true
-	rm -f "$kubeconfig"
+	rm -rf "$KWOK_WORKDIR"
 	echo "Cluster $cluster is gone"
 }
 

@@ -46,9 +46,8 @@ import (
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
-const root = "../.."
-
 var (
+	root       = mustAbs("../..") // the repository, absolute: commands run there
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  *kubernetes.Clientset
@@ -140,3 +139,11 @@ func freePort() int {
 }
 
 func ctx() context.Context { return context.Background() }
+
+func mustAbs(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		panic(err)
+	}
+	return abs
+}

@@ -115,20 +115,8 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			},
 		})).To(Succeed())
 
-		By("approving the InstallPlan")
-		Eventually(func(g Gomega) {
-			plans := &operatorsv1alpha1.InstallPlanList{}
-			g.Expect(k8s.List(ctx(), plans, client.InNamespace(installNS))).To(Succeed())
-			g.Expect(plans.Items).NotTo(BeEmpty())
-			for i := range plans.Items {
-				p := &plans.Items[i]
-				g.Expect(p.Spec.ClusterServiceVersionNames).To(ContainElement(csvV1))
-				if !p.Spec.Approved {
-					p.Spec.Approved = true
-					g.Expect(k8s.Update(ctx(), p)).To(Succeed())
-				}
-			}
-		}).Should(Succeed())
+		By("approving the Subscription's InstallPlan")
+		approveInstallPlan(installNS, csvV1)
 
 		expectCSVSucceeded(installNS, csvV1)
 		GinkgoWriter.Printf("Install: Subscription created -> CSV %s Succeeded in %s\n", csvV1, time.Since(start).Round(time.Second))
@@ -182,24 +170,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		start := time.Now()
 		serveCatalog("catalog-v2", catalogV2)
 		// Manual approval: approve the upgrade's InstallPlan.
-		Eventually(func(g Gomega) {
-			plans := &operatorsv1alpha1.InstallPlanList{}
-			g.Expect(k8s.List(ctx(), plans, client.InNamespace(installNS))).To(Succeed())
-			found := false
-			for i := range plans.Items {
-				p := &plans.Items[i]
-				for _, name := range p.Spec.ClusterServiceVersionNames {
-					if name == csvV2 {
-						found = true
-						if !p.Spec.Approved {
-							p.Spec.Approved = true
-							g.Expect(k8s.Update(ctx(), p)).To(Succeed())
-						}
-					}
-				}
-			}
-			g.Expect(found).To(BeTrue(), "no InstallPlan for %s yet", csvV2)
-		}).Should(Succeed())
+		approveInstallPlan(installNS, csvV2)
 		expectCSVSucceeded(installNS, csvV2)
 		AddReportEntry("upgrade time", time.Since(start).Round(time.Second).String())
 		Eventually(func(g Gomega) {
@@ -272,6 +243,23 @@ func serveCatalog(name, dir string) {
 		g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
 		g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
 		g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+	}).Should(Succeed())
+}
+
+// approveInstallPlan approves the InstallPlan the Subscription points at once it installs
+// csv, as `operator-sdk run bundle` does with a Manual Subscription.
+func approveInstallPlan(ns, csv string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		sub := &operatorsv1alpha1.Subscription{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: pkgName}, sub)).To(Succeed())
+		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil(), "the Subscription has no InstallPlan yet")
+		plan := &operatorsv1alpha1.InstallPlan{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: sub.Status.InstallPlanRef.Name}, plan)).To(Succeed())
+		g.Expect(plan.Spec.ClusterServiceVersionNames).To(ContainElement(csv))
+		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseRequiresApproval))
+		plan.Spec.Approved = true
+		g.Expect(k8s.Update(ctx(), plan)).To(Succeed())
 	}).Should(Succeed())
 }
 
