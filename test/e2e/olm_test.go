@@ -99,11 +99,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		})).To(Succeed())
 	})
 
-	AfterEach(func() {
-		if CurrentSpecReport().Failed() {
-			dumpOLMState(installNS)
-		}
-	})
+	AfterEach(func() { dumpOLMStateOnFailure(installNS) })
 
 	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
 		start := time.Now()
@@ -214,6 +210,35 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
 		}).Should(Succeed())
 		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+	})
+
+	It("installs for all namespaces with Automatic approval, as an OperatorHub user does, and reconciles Foos anywhere", func() {
+		// The global OperatorGroup of OLM's "operators" namespace.
+		const globalNS = "operators"
+		DeferCleanup(dumpOLMStateOnFailure, globalNS)
+		start := time.Now()
+		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: globalNS},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
+				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			},
+		})).To(Succeed())
+		// The catalog now serves v0.2.0 at the head of stable.
+		expectCSVSucceeded(globalNS, csvV2)
+		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(start).Round(time.Second).String())
+
+		runOperatorAsInstalled(globalNS)
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-anywhere-"}}
+		Expect(k8s.Create(ctx(), ns)).To(Succeed())
+		foo := sampleFoo(ns.Name)
+		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
+		}).Should(Succeed())
 	})
 })
 
@@ -346,8 +371,12 @@ func runningPods(g Gomega, ns, fooName string) []corev1.Pod {
 	return running
 }
 
-// dumpOLMState adds what OLM says about the install to the failed spec's report.
-func dumpOLMState(ns string) {
+// dumpOLMStateOnFailure adds what OLM says about the install in ns to the report of a
+// failed spec.
+func dumpOLMStateOnFailure(ns string) {
+	if !CurrentSpecReport().Failed() {
+		return
+	}
 	var out []any
 	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
 	if k8s.List(ctx(), csvs, client.InNamespace(ns)) == nil {
