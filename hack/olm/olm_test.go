@@ -139,7 +139,7 @@ func TestCSVIsComplete(t *testing.T) {
 	for _, key := range []string{"capabilities", "categories", "containerImage", "createdAt", "repository", "support", "alm-examples", "description"} {
 		g.Expect(csv.Annotations).To(HaveKey(key))
 	}
-	g.Expect(csv.Annotations["capabilities"]).To(Equal("Basic Install"))
+	g.Expect(csv.Annotations["capabilities"]).To(Equal("Seamless Upgrades"))
 	var modes []operatorsv1alpha1.InstallModeType
 	for _, m := range csv.Spec.InstallModes {
 		g.Expect(m.Supported).To(BeTrue(), string(m.Type))
