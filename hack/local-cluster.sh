@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A local Kubernetes control plane with simulated nodes (kwokctl, runtime "binary") and a
 # real OLM (olm-operator and catalog-operator as local processes), all from binaries the
-# Makefile built into bin/. State lives in .kwok/ of this checkout; the cluster name and
-# random ports keep two checkouts on one machine apart.
+# Makefile built into bin/. State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR
+# overrides it: the e2e suite uses its own); the cluster name, derived from that folder, and
+# random ports keep two checkouts (or the demo and the e2e suite) on one machine apart.
 #
 #   hack/local-cluster.sh up        # cluster + node, kubeconfig in .kwok/kubeconfig
 #   hack/local-cluster.sh olm-up    # OLM CRDs, namespaces, global OperatorGroup, OLM processes
@@ -10,8 +11,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/bin
-export KWOK_WORKDIR=$root/.kwok
-cluster=foo-$(printf '%s' "$root" | cksum | cut -d' ' -f1)
+export KWOK_WORKDIR=${LOCAL_CLUSTER_DIR:-$root/.kwok}
+cluster=foo-$(printf '%s' "$KWOK_WORKDIR" | cksum | cut -d' ' -f1)
 kubeconfig=$KWOK_WORKDIR/kubeconfig
 kubectl=("$bin/kubectl" --kubeconfig "$kubeconfig")
 mkdir -p "$KWOK_WORKDIR"

@@ -48,6 +48,7 @@ import (
 
 var (
 	root       = mustAbs("../..") // the repository, absolute: commands run there
+	clusterDir = filepath.Join(root, ".kwok-e2e")
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  *kubernetes.Clientset
@@ -71,13 +72,14 @@ var _ = BeforeSuite(func() {
 	run(root, "go", "build", "-o", managerBin, ".")
 	run(root, "go", "build", "-o", olmTool, "./hack/olm")
 
-	By("starting the local cluster and OLM")
+	By("starting a local cluster and OLM of the suite's own, apart from a `make demo` one")
+	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())
 	run(root, "hack/local-cluster.sh", "up")
 	DeferCleanup(func() { run(root, "hack/local-cluster.sh", "down") })
 	run(root, "hack/local-cluster.sh", "olm-up")
 
 	var err error
-	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(root, ".kwok", "kubeconfig"))
+	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(clusterDir, "kubeconfig"))
 	Expect(err).NotTo(HaveOccurred())
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))

@@ -399,7 +399,7 @@ func dumpOLMStateOnFailure(ns string) {
 	raw, _ := json.MarshalIndent(out, "", "  ")
 	AddReportEntry("OLM state", string(raw))
 	for _, name := range []string{"olm", "catalog"} {
-		log, _ := os.ReadFile(filepath.Join(root, ".kwok", name+".log"))
+		log, _ := os.ReadFile(filepath.Join(clusterDir, name+".log"))
 		if len(log) > 20000 {
 			log = log[len(log)-20000:]
 		}
