@@ -84,12 +84,12 @@ run: manifests generate install ## Run the operator on this machine against the 
 
 .PHONY: docker-build
 docker-build: ## Build the operator image (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "docker-build needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) build -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the operator image (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "docker-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) push $(IMG)
 
 ##@ OLM bundle and catalog
@@ -117,12 +117,12 @@ scorecard: ## Run `operator-sdk scorecard` against bundle/ on the cluster in KUB
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image BUNDLE_IMG (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "bundle-build needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
 
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image BUNDLE_IMG (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "bundle-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
 .PHONY: catalog
@@ -139,12 +139,12 @@ catalog-validate: opm ## Validate the file-based catalog with opm.
 
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image CATALOG_IMG (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "catalog-build needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
 
 .PHONY: catalog-push
 catalog-push: ## Push the catalog image CATALOG_IMG (needs a container engine).
-	@command -v $(CONTAINER_TOOL) >/dev/null || { echo "catalog-push needs $(CONTAINER_TOOL); none found (set CONTAINER_TOOL)"; exit 1; }
+	$(need-container-tool)
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
 ##@ Local cluster and end-to-end tests
@@ -272,6 +272,12 @@ $(OLM_OPERATOR): hack/tools/olm/go.mod hack/tools/olm/go.sum | $(LOCALBIN)
 kubectl: $(KUBECTL) ## Build kubectl (version-stamped, like every Kubernetes binary here).
 $(KUBECTL): hack/tools/kube/go.mod hack/tools/kube/go.sum
 	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
+
+# need-container-tool stops a target that builds or pushes images when no container engine
+# is installed.
+define need-container-tool
+@command -v $(CONTAINER_TOOL) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL=podman to use podman)"; exit 1; }
+endef
 
 # go-install-tool installs package $2 at version $3 as $1 (a versioned file name, so that a
 # version bump rebuilds it) and links bin/<tool> to it.
