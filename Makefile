@@ -276,7 +276,7 @@ $(KUBECTL): hack/tools/kube/go.mod hack/tools/kube/go.sum
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.
 define need-container-tool
-@command -v $(CONTAINER_TOOL) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL=podman to use podman)"; exit 1; }
+@command -v $(CONTAINER_TOOL) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL to docker or podman)"; exit 1; }
 endef
 
 # go-install-tool installs package $2 at version $3 as $1 (a versioned file name, so that a
