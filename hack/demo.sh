@@ -20,7 +20,9 @@ catalog=$work/catalog
 rm -rf "$catalog"
 go run ./hack/olm catalog --opm=bin/opm --bundle-dir=bundle --catalog-dir="$catalog/foo-operator" \
 	--bundle-image= --channels=candidate,stable --default-channel=stable >/dev/null
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 50551)
+# A loopback port no one listens on, starting from one derived from this checkout.
+port=$((20000 + $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 20000))
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 if [ -f "$work/opm.pid" ]; then kill "$(cat "$work/opm.pid")" 2>/dev/null || true; fi
 nohup bin/opm serve "$catalog" --port "$port" --pprof-addr "" >"$work/opm.log" 2>&1 &
 echo $! >"$work/opm.pid"

@@ -371,8 +371,7 @@ func extraManifests(set *manifestSet) []any {
 	}
 	for _, name := range sortedKeys(set.roles) {
 		if !bound["Role/"+name] {
-			r := withTypeMeta(set.roles[name], "Role")
-			objs = append(objs, r)
+			objs = append(objs, withTypeMeta(set.roles[name], "Role"))
 		}
 	}
 	for _, u := range set.others {
