@@ -43,10 +43,9 @@ type observation struct {
 	// reason and message say why the Foo is degraded (a samplev1alpha1 *Reason); empty
 	// when the pass brought the Deployment to the desired state.
 	reason, message string
-	// synced is true when the pass has a result for the Foo's generation (success, or a
-	// problem only a change can fix): observedGeneration moves to the generation.
-	synced bool
-	// retryErr is the error to return for a retry with backoff.
+	// retryErr is the error to return for a retry with backoff. Without one the pass has a
+	// result for the Foo's generation (success, or a problem only a change can fix), and
+	// observedGeneration moves to the generation.
 	retryErr error
 }
 
@@ -56,12 +55,9 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 	var re *reasonError
 	switch {
 	case err == nil:
-		obs.synced = true
 	case errors.As(err, &re):
 		obs.reason, obs.message = re.reason, re.Error()
-		if re.terminal() {
-			obs.synced = true
-		} else {
+		if !re.terminal() {
 			obs.retryErr = err
 		}
 	default:
@@ -111,7 +107,7 @@ func computeStatus(foo *samplev1alpha1.Foo, obs observation, now metav1.Time) sa
 		ObservedGeneration: foo.Status.ObservedGeneration,
 		Conditions:         slices.Clone(foo.Status.Conditions),
 	}
-	if obs.synced {
+	if obs.retryErr == nil {
 		status.ObservedGeneration = foo.Generation
 	}
 	if d := obs.deployment; d != nil {

@@ -40,14 +40,13 @@ func TestNewObservation(t *testing.T) {
 		name       string
 		err        error
 		wantReason string
-		wantSynced bool
 		wantRetry  bool
 	}{
-		{name: "success", wantSynced: true},
+		{name: "success"},
 		{name: "conflict waits for a change", err: &reasonError{reason: samplev1alpha1.DeploymentConflictReason, err: errors.New("taken")},
-			wantReason: samplev1alpha1.DeploymentConflictReason, wantSynced: true},
+			wantReason: samplev1alpha1.DeploymentConflictReason},
 		{name: "invalid spec waits for a change", err: &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: errors.New("bad")},
-			wantReason: samplev1alpha1.InvalidSpecReason, wantSynced: true},
+			wantReason: samplev1alpha1.InvalidSpecReason},
 		{name: "write refused as invalid (say by an admission policy) is retried", err: writeFailed(fmt.Errorf("create: %w", invalid)),
 			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
 		{name: "failed write is retried", err: writeFailed(apierrors.NewServiceUnavailable("down")),
@@ -63,7 +62,6 @@ func TestNewObservation(t *testing.T) {
 			obs := newObservation(d, tt.err)
 			g.Expect(obs.deployment).To(BeIdenticalTo(d))
 			g.Expect(obs.reason).To(Equal(tt.wantReason))
-			g.Expect(obs.synced).To(Equal(tt.wantSynced))
 			g.Expect(obs.retryErr != nil).To(Equal(tt.wantRetry))
 			if tt.err != nil {
 				g.Expect(obs.message).To(Equal(tt.err.Error()))
@@ -99,7 +97,7 @@ func TestComputeStatus(t *testing.T) {
 	}{
 		{
 			name:           "no Deployment yet",
-			obs:            observation{synced: true},
+			obs:            observation{},
 			wantGeneration: 3,
 			wantConditions: map[string]conditionSummary{
 				"Ready":       {F, "DeploymentMissing"},
@@ -110,7 +108,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "name taken by another object",
-			obs:            observation{reason: "DeploymentConflict", message: `Resource "a-web" already exists and is not managed by Foo`, synced: true},
+			obs:            observation{reason: "DeploymentConflict", message: `Resource "a-web" already exists and is not managed by Foo`},
 			wantGeneration: 3,
 			wantConditions: map[string]conditionSummary{
 				"Ready":       {F, "DeploymentConflict"},
@@ -121,7 +119,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "just created",
-			obs:            observation{deployment: newDeployment(foo), synced: true},
+			obs:            observation{deployment: newDeployment(foo)},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantConditions: map[string]conditionSummary{
@@ -133,7 +131,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "rolled out and available",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true)), synced: true},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantAvailable:  2,
@@ -146,7 +144,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "available while one replica is not yet",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 1, true)), synced: true},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 1, true))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantAvailable:  1,
@@ -159,7 +157,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "progress deadline exceeded",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 0, false), withProgressDeadlineExceeded()), synced: true},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 0, false), withProgressDeadlineExceeded())},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantConditions: map[string]conditionSummary{
@@ -172,7 +170,7 @@ func TestComputeStatus(t *testing.T) {
 		{
 			name: "failed write keeps the observed generation",
 			obs: observation{deployment: newDeployment(foo, withRollout(2, 2, true)), reason: "DeploymentWriteFailed",
-				message: "apply Deployment default/a-web: the server is currently unable to handle the request"},
+				message: "apply Deployment default/a-web: the server is currently unable to handle the request", retryErr: errors.New("unavailable")},
 			wantGeneration: 2,
 			wantDeployment: "a-web",
 			wantAvailable:  2,
@@ -219,14 +217,14 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 	t1 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	t2 := metav1.NewTime(t1.Add(time.Hour))
 
-	rolling := observation{deployment: newDeployment(foo), synced: true}
+	rolling := observation{deployment: newDeployment(foo)}
 	foo.Status = computeStatus(foo, rolling, t1)
 
 	// Nothing changed: the status is equal, times included, so no write follows.
 	g.Expect(computeStatus(foo, rolling, t2)).To(Equal(foo.Status))
 
 	// The rollout completes: changed conditions move to t2, Degraded stays at t1.
-	done := computeStatus(foo, observation{deployment: newDeployment(foo, withRollout(2, 2, true)), synced: true}, t2)
+	done := computeStatus(foo, observation{deployment: newDeployment(foo, withRollout(2, 2, true))}, t2)
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Available").LastTransitionTime).To(Equal(t2))
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Progressing").LastTransitionTime).To(Equal(t2))
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Degraded").LastTransitionTime).To(Equal(t1))

@@ -31,6 +31,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -49,12 +50,10 @@ import (
 var (
 	testEnv   *envtest.Environment
 	k8sClient client.Client // direct: reads the API server, never the manager's cache
-	mgrCache  interface {
-		Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
-	}
-	writes = &writeCounter{}
-	scheme = runtime.NewScheme()
-	cancel context.CancelFunc
+	mgrCache  cache.Cache   // the manager's cache, to check what it holds
+	writes    = &writeCounter{}
+	scheme    = runtime.NewScheme()
+	cancel    context.CancelFunc
 )
 
 // conflictRecheck is the conflict recheck interval in the suite, short so that specs

@@ -102,7 +102,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 	AfterEach(func() { dumpOLMStateOnFailure(installNS) })
 
 	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
-		start := time.Now()
+		began := time.Now()
 		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
 			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: installNS},
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
@@ -115,8 +115,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		approveInstallPlan(installNS, csvV1)
 
 		expectCSVSucceeded(installNS, csvV1)
-		GinkgoWriter.Printf("Install: Subscription created -> CSV %s Succeeded in %s\n", csvV1, time.Since(start).Round(time.Second))
-		AddReportEntry("install time", time.Since(start).Round(time.Second).String())
+		AddReportEntry("install time", time.Since(began).Round(time.Second).String())
 
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
@@ -163,12 +162,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		before := &appsv1.Deployment{}
 		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, before)).To(Succeed())
 
-		start := time.Now()
+		began := time.Now()
 		serveCatalog("catalog-v2", catalogV2)
 		// Manual approval: approve the upgrade's InstallPlan.
 		approveInstallPlan(installNS, csvV2)
 		expectCSVSucceeded(installNS, csvV2)
-		AddReportEntry("upgrade time", time.Since(start).Round(time.Second).String())
+		AddReportEntry("upgrade time", time.Since(began).Round(time.Second).String())
 		Eventually(func(g Gomega) {
 			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: csvV1}, &operatorsv1alpha1.ClusterServiceVersion{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the old CSV should be gone")
@@ -216,7 +215,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		// The global OperatorGroup of OLM's "operators" namespace.
 		const globalNS = "operators"
 		DeferCleanup(dumpOLMStateOnFailure, globalNS)
-		start := time.Now()
+		began := time.Now()
 		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
 			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: globalNS},
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
@@ -226,7 +225,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		})).To(Succeed())
 		// The catalog now serves v0.2.0 at the head of stable.
 		expectCSVSucceeded(globalNS, csvV2)
-		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(start).Round(time.Second).String())
+		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(began).Round(time.Second).String())
 
 		runOperatorAsInstalled(globalNS)
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-anywhere-"}}
