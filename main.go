@@ -25,6 +25,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -82,7 +83,9 @@ func main() {
 	flag.StringVar(&watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACE"),
 		"Comma-separated namespaces whose Foos the operator manages; empty for all. Defaults to $WATCH_NAMESPACE.")
 	flag.DurationVar(&reconciler.ConflictRecheckInterval, "conflict-recheck-interval", controllers.DefaultConflictRecheckInterval,
-		"How often a Foo whose Deployment name is taken by an object the operator does not manage checks whether the name became free.")
+		"How long a Foo whose Deployment name is taken by an object the operator does not manage waits before it first checks whether the name became free; later checks wait as long as the conflict has lasted.")
+	flag.DurationVar(&reconciler.MaxConflictRecheckInterval, "conflict-recheck-max-interval", controllers.DefaultMaxConflictRecheckInterval,
+		"The longest wait between two checks of a Foo whose Deployment name is taken.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -120,6 +123,12 @@ func main() {
 
 	ctx := ctrl.SetupSignalHandler()
 	reconciler.Client = mgr.GetClient()
+	clientset, err := kubernetes.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		setupLog.Error(err, "Unable to create the Kubernetes client")
+		os.Exit(1)
+	}
+	reconciler.Deployments = clientset.AppsV1()
 	reconciler.APIReader = mgr.GetAPIReader()
 	reconciler.Recorder = mgr.GetEventRecorder("foo-operator")
 	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {

@@ -17,10 +17,13 @@ limitations under the License.
 package controllers
 
 import (
+	"encoding/json"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/utils/ptr"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -121,3 +124,16 @@ func withProgressDeadlineExceeded() deploymentOption {
 
 // testImage is the default operand image in tests.
 const testImage = "registry.example.com/nginx-unprivileged:1.28.0-alpine"
+
+// asDeployment converts an apply configuration to the Deployment type.
+func asDeployment(ac *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
+	raw, err := json.Marshal(ac)
+	if err != nil {
+		return nil, err
+	}
+	d := &appsv1.Deployment{}
+	if err := json.Unmarshal(raw, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,21 +26,21 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -71,17 +72,34 @@ const (
 	fooDeploymentNameIndex = ".spec.deploymentName"
 )
 
-// DefaultConflictRecheckInterval is how often a Foo whose Deployment name is taken by an
-// object the operator does not manage checks whether the name became free. Such objects
-// are outside the operator's cache (which holds only its own Deployments), so their
-// deletion cannot be watched.
-const DefaultConflictRecheckInterval = 30 * time.Second
+// A Foo whose Deployment name is taken by an object the operator does not manage checks
+// whether the name became free: first after DefaultConflictRecheckInterval, then as long
+// after as the conflict has lasted (so the interval doubles), at most every
+// DefaultMaxConflictRecheckInterval. Such objects are outside the operator's cache, which
+// holds only its own Deployments, so their deletion cannot be watched; a metadata-only
+// watch of every Deployment would make the operator's memory grow with the cluster's
+// Deployments, while the backoff keeps the reads of many blocked Foos low (each Foo reads
+// about log2(t/30s) times in t).
+const (
+	DefaultConflictRecheckInterval    = 30 * time.Second
+	DefaultMaxConflictRecheckInterval = 10 * time.Minute
+)
+
+// createOnly is the resourceVersion precondition that makes a server-side apply a create:
+// the API server refuses the apply with Conflict when a Deployment of that name exists,
+// because no stored object has resourceVersion 1 (etcd's first write is revision 2), and
+// ignores the precondition when it creates the object.
+const createOnly = "1"
 
 // FooReconciler keeps, for every Foo, an nginx Deployment of the name and size the Foo asks
 // for, and reports the Deployment's state in the Foo's status.
 type FooReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	client.Client
+	// Deployments applies Deployments. It is client-go's typed client because its Apply
+	// returns the Deployment the API server stored, which the status must be computed
+	// from; controller-runtime's Apply does not fill in the response.
+	Deployments appsv1client.DeploymentsGetter
 	// APIReader reads from the API server directly. It sees the Deployments the cache does
 	// not hold: those the operator does not manage.
 	APIReader client.Reader
@@ -89,13 +107,18 @@ type FooReconciler struct {
 	Recorder events.EventRecorder
 	// DefaultImage is the operand image of Foos that set no spec.image.
 	DefaultImage string
-	// ConflictRecheckInterval is how often a Foo in conflict with a Deployment the operator
-	// does not manage is reconciled again; DefaultConflictRecheckInterval when zero.
-	ConflictRecheckInterval time.Duration
+	// ConflictRecheckInterval and MaxConflictRecheckInterval bound how often a Foo in
+	// conflict with a Deployment the operator does not manage is reconciled again; the
+	// Default* values when zero.
+	ConflictRecheckInterval, MaxConflictRecheckInterval time.Duration
 }
 
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos,verbs=get;list;watch
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/status,verbs=patch
+// The controller ownerReference sets blockOwnerDeletion, which clusters with the
+// OwnerReferencesPermissionEnforcement admission plugin (OpenShift) allow only to who may
+// update the owner's finalizers.
+// +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -112,11 +135,12 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 
 	obs := newObservation(r.reconcileDeployments(ctx, foo))
-	if err := errors.Join(obs.retryErr, r.reconcileStatus(ctx, foo, obs)); err != nil {
+	status, err := r.reconcileStatus(ctx, foo, obs)
+	if err := errors.Join(obs.retryErr, err); err != nil {
 		return ctrl.Result{}, err
 	}
 	if obs.reason == samplev1alpha1.DeploymentConflictReason {
-		return ctrl.Result{RequeueAfter: r.conflictRecheckInterval()}, nil
+		return ctrl.Result{RequeueAfter: r.conflictRecheckAfter(status, time.Now())}, nil
 	}
 	return ctrl.Result{}, nil
 }
@@ -133,7 +157,7 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 	if err != nil {
 		return d, err
 	}
-	return d, r.deleteStaleDeployments(ctx, foo)
+	return d, r.deleteStaleDeployments(ctx, foo, d)
 }
 
 // reconcileDeployment creates the Deployment named in spec.deploymentName, or corrects it
@@ -148,10 +172,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	case live == nil:
 		return r.createDeployment(ctx, foo, desired)
 	case !metav1.IsControlledBy(live, foo):
-		return nil, &reasonError{
-			reason: samplev1alpha1.DeploymentConflictReason,
-			err:    fmt.Errorf(MessageResourceExists, live.Name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
-		}
+		return nil, nameTaken(live.Name)
 	default:
 		return r.updateDeployment(ctx, foo, desired, live)
 	}
@@ -175,15 +196,26 @@ func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedN
 	return d, nil
 }
 
-func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
-	d, err := asDeployment(desired)
-	if err != nil {
-		return nil, fmt.Errorf("build Deployment for Foo %s: %w", klog.KObj(foo), err)
+// nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
+// the Foo does not control.
+func nameTaken(name string) error {
+	return &reasonError{
+		reason: samplev1alpha1.DeploymentConflictReason,
+		err:    fmt.Errorf(MessageResourceExists, name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
 	}
-	// Create, not apply: a create fails if the name was taken since getDeployment looked,
-	// where an apply would take over the other object.
-	if err := r.Create(ctx, d, client.FieldOwner(FieldManager)); err != nil {
-		return nil, writeFailed(fmt.Errorf("create Deployment %s: %w", klog.KObj(d), err))
+}
+
+// createDeployment creates the Deployment with a server-side apply, so the operator's
+// field manager owns every field it sets from the first write. The createOnly
+// precondition makes the apply fail, rather than take over the object, when someone
+// created a Deployment of that name since getDeployment looked.
+func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
+	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(createOnly))
+	if apierrors.IsConflict(err) {
+		return nil, r.createRaceLost(ctx, foo, desired)
+	}
+	if err != nil {
+		return nil, writeFailed(fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
 	}
 	deploymentWrites.WithLabelValues("create").Inc()
 	log.FromContext(ctx).Info("Created Deployment", "deployment", klog.KObj(d), "replicas", desiredReplicas(foo))
@@ -192,20 +224,37 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 	return d, nil
 }
 
+// createRaceLost is the result of a create that found the name taken after all: a
+// DeploymentConflict when the object that took it is not the Foo's, otherwise an error to
+// retry (the Foo's own Deployment appeared, or the other object went away again).
+func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: *desired.Name}
+	live := &appsv1.Deployment{}
+	err := r.APIReader.Get(ctx, key, live)
+	switch {
+	case err == nil && !metav1.IsControlledBy(live, foo):
+		return nameTaken(live.Name)
+	case client.IgnoreNotFound(err) != nil:
+		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
+	default:
+		return fmt.Errorf("create Deployment %s: it was created or deleted concurrently, retrying", key)
+	}
+}
+
+// updateDeployment applies desired when what the operator owns in live drifted from it.
 func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*appsv1.Deployment, error) {
-	drifted, err := needsApply(desired, live)
-	if err != nil || !drifted {
+	drift, err := drifted(desired, live)
+	if err != nil || !drift {
 		return live, err
 	}
-	if err := r.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := r.upgradeOwnership(ctx, live); err != nil {
+		return live, err
+	}
+	d, err := r.applyDeployment(ctx, desired)
+	if err != nil {
 		return live, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(live), err))
 	}
 	deploymentWrites.WithLabelValues("update").Inc()
-	// Apply filled desired with the API server's answer: the Deployment as it is now.
-	d, err := asDeployment(desired)
-	if err != nil {
-		return live, fmt.Errorf("read applied Deployment %s: %w", klog.KObj(live), err)
-	}
 
 	from, to := ptr.Deref(live.Spec.Replicas, 1), ptr.Deref(d.Spec.Replicas, 1)
 	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(d))
@@ -221,9 +270,37 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 	return d, nil
 }
 
+// upgradeOwnership moves the fields the operator owns in live through Update operations
+// (the create of an operator version before 0.2.0) into its apply entry, so that the
+// apply that follows prunes what the operator no longer sets. The patch carries live's
+// resourceVersion: it fails rather than overwrite newer managedFields.
+func (r *FooReconciler) upgradeOwnership(ctx context.Context, live *appsv1.Deployment) error {
+	patch, err := ownershipUpgrade(live)
+	if err != nil || patch == nil {
+		return err
+	}
+	if err := r.Patch(ctx, live.DeepCopy(), client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+		return writeFailed(fmt.Errorf("move the operator's fields of Deployment %s to server-side apply: %w", klog.KObj(live), err))
+	}
+	deploymentWrites.WithLabelValues("update").Inc()
+	log.FromContext(ctx).Info("Moved the operator's fields of Deployment to server-side apply", "deployment", klog.KObj(live))
+	return nil
+}
+
+// applyDeployment writes desired with server-side apply, taking over the fields other
+// actors changed, and returns the Deployment as the API server stored it.
+func (r *FooReconciler) applyDeployment(ctx context.Context, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
+	return r.Deployments.Deployments(*desired.Namespace).Apply(ctx, desired, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+}
+
 // deleteStaleDeployments deletes the Deployments this Foo controls under a name other than
-// spec.deploymentName: what a rename leaves behind.
-func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo) error {
+// spec.deploymentName, what a rename leaves behind, once current (the Deployment under
+// the new name) is available, so a rename causes no downtime. A Foo scaled to zero needs
+// no replacement.
+func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo, current *appsv1.Deployment) error {
+	if desiredReplicas(foo) > 0 && !available(current) {
+		return nil
+	}
 	owned := &appsv1.DeploymentList{}
 	if err := r.List(ctx, owned, client.InNamespace(foo.Namespace), client.MatchingFields{deploymentControllerIndex: string(foo.UID)}); err != nil {
 		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err)}
@@ -246,11 +323,17 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 	return nil
 }
 
-func (r *FooReconciler) conflictRecheckInterval() time.Duration {
-	if r.ConflictRecheckInterval > 0 {
-		return r.ConflictRecheckInterval
+// conflictRecheckAfter is when a Foo in conflict looks at its Deployment name again: as
+// long after as the conflict has lasted (since the Degraded condition turned True), within
+// the reconciler's bounds.
+func (r *FooReconciler) conflictRecheckAfter(status samplev1alpha1.FooStatus, now time.Time) time.Duration {
+	first := cmp.Or(r.ConflictRecheckInterval, DefaultConflictRecheckInterval)
+	limit := cmp.Or(r.MaxConflictRecheckInterval, DefaultMaxConflictRecheckInterval)
+	since := now
+	if c := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition); c != nil {
+		since = c.LastTransitionTime.Time
 	}
-	return DefaultConflictRecheckInterval
+	return min(limit, max(first, now.Sub(since)))
 }
 
 // SetupWithManager registers the reconciler, its cache indexes and its watches.
@@ -267,8 +350,11 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("foo").
-		// Status writes and metadata changes do not change the generation: no reconcile.
-		For(&samplev1alpha1.Foo{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Every change of a Foo, its status included, is reconciled: a status write based on
+		// a cached Foo older than the stored one fails its optimistic lock, and the event of
+		// the newer Foo starts the pass that writes the status again. Such a pass on an
+		// unchanged world writes nothing.
+		For(&samplev1alpha1.Foo{}).
 		Owns(&appsv1.Deployment{}).
 		// Other Foos that want the Deployment's name, for example when its owner frees it.
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.otherFoosNaming)).

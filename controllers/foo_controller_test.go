@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -181,8 +182,31 @@ var _ = Describe("Foo reconciler", func() {
 		}).Should(Succeed())
 	})
 
-	It("creates the new Deployment and deletes the old one when the Foo is renamed", func() {
+	It("creates the new Deployment and deletes the old one once the new one is available when the Foo is renamed", func() {
 		foo := create(ctx, newFoo("renamed", withNamespace(ns), withDeploymentName("x")))
+		old := eventuallyDeployment(ns, "x")
+		simulateRollout(ctx, ns, "x", 1, true)
+
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "y" })
+
+		expectControlledBy(eventuallyDeployment(ns, "y"), foo)
+		// No downtime: x serves until y is available.
+		Consistently(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, "x").UID).To(Equal(old.UID))
+		}).Should(Succeed())
+		simulateRollout(ctx, ns, "y", 1, true)
+		available := time.Now()
+		Eventually(func(g Gomega) {
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Deployment x should be deleted, got %v", err)
+			g.Expect(getFoo(g, foo).Status.DeploymentName).To(Equal("y"))
+		}).Should(Succeed())
+		GinkgoWriter.Printf("Old Deployment deleted %v after the new one became available\n", time.Since(available).Round(time.Millisecond))
+		expectEvent(ns, ReasonDeploymentDeleted, "Deleted Deployment x: spec.deploymentName is now y")
+	})
+
+	It("deletes the old Deployment at once when a Foo scaled to zero is renamed", func() {
+		foo := create(ctx, newFoo("idle-rename", withNamespace(ns), withDeploymentName("x"), withReplicas(0)))
 		old := eventuallyDeployment(ns, "x")
 
 		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "y" })
@@ -191,9 +215,7 @@ var _ = Describe("Foo reconciler", func() {
 		Eventually(func(g Gomega) {
 			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &appsv1.Deployment{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Deployment x should be deleted, got %v", err)
-			g.Expect(getFoo(g, foo).Status.DeploymentName).To(Equal("y"))
 		}).Should(Succeed())
-		expectEvent(ns, ReasonDeploymentDeleted, "Deleted Deployment x: spec.deploymentName is now y")
 	})
 
 	It("does not delete a Deployment it does not control when the Foo is renamed away from it", func() {
@@ -320,15 +342,15 @@ var _ = Describe("Foo reconciler", func() {
 		// Converged. A change by someone else that the Foo does not care about (a label;
 		// an annotation would bump the Deployment's generation) triggers a reconcile, which
 		// must write nothing: no apply, no status, no event.
-		before, reconciled := writes.count(), reconcileCount()
+		before, reconciled := requests.count(), reconcileCount()
 		d := getDeployment(Default, ns, foo.Spec.DeploymentName)
 		patch := client.MergeFrom(d.DeepCopy())
 		d.Labels["example.com/touched"] = "yes"
 		Expect(k8sClient.Patch(ctx, d, patch)).To(Succeed())
 
 		Eventually(reconcileCount).Should(BeNumerically(">", reconciled))
-		Consistently(func() []string { return writes.since(before) }).Should(BeEmpty())
-		GinkgoWriter.Printf("Idle writes after convergence: %d\n", len(writes.since(before)))
+		Consistently(func() []string { return requests.writesSince(before) }).Should(BeEmpty())
+		GinkgoWriter.Printf("Idle writes after convergence: %d\n", len(requests.writesSince(before)))
 	})
 
 	It("lets the first Foo own a contested Deployment while the other reports the conflict", func() {
@@ -411,6 +433,11 @@ var _ = Describe("Foo reconciler", func() {
 	})
 
 	It("exports Foos by condition and Deployment writes by operation", func() {
+		expectCacheCaughtUp(ctx)
+		ready := map[string]string{"condition": "Ready", "status": "True"}
+		created := map[string]string{"operation": "create"}
+		readyBefore, createdBefore := gauge(Default, "foo_operator_foos", ready), gauge(Default, "foo_operator_deployment_writes_total", created)
+
 		foo := create(ctx, newFoo("metrics", withNamespace(ns)))
 		eventuallyDeployment(ns, foo.Spec.DeploymentName)
 		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 1, true)
@@ -418,12 +445,24 @@ var _ = Describe("Foo reconciler", func() {
 			g.Expect(meta.IsStatusConditionTrue(getFoo(g, foo).Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
 		}).Should(Succeed())
 
+		// The other specs' Foos are gone, from the cache too: only this one changes the figures.
 		Eventually(func(g Gomega) {
-			g.Expect(gauge(g, "foo_operator_foos", map[string]string{"condition": "Ready", "status": "True"})).To(BeNumerically(">=", 1))
-			g.Expect(gauge(g, "foo_operator_deployment_writes_total", map[string]string{"operation": "create"})).To(BeNumerically(">=", 1))
+			g.Expect(gauge(g, "foo_operator_foos", ready)).To(Equal(readyBefore + 1))
+			g.Expect(gauge(g, "foo_operator_deployment_writes_total", created)).To(Equal(createdBefore + 1))
 		}).Should(Succeed())
 	})
 })
+
+// expectCacheCaughtUp waits until the manager's cache holds the Foos the API server holds.
+func expectCacheCaughtUp(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		stored, cached := &samplev1alpha1.FooList{}, &samplev1alpha1.FooList{}
+		g.Expect(k8sClient.List(ctx, stored)).To(Succeed())
+		g.Expect(mgrCache.List(ctx, cached)).To(Succeed())
+		g.Expect(cached.Items).To(HaveLen(len(stored.Items)))
+	}).Should(Succeed())
+}
 
 // newNamespace creates a namespace for one spec.
 func newNamespace(ctx context.Context) string {

@@ -17,17 +17,19 @@ limitations under the License.
 package controllers
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/util/csaupgrade"
+	"k8s.io/klog/v2"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -135,75 +137,29 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 					WithVolumes(corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource())))))
 }
 
-// asDeployment converts an apply configuration (desired, or filled from an apply response)
-// to the Deployment type.
-func asDeployment(ac *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
-	raw, err := json.Marshal(ac)
+// drifted reports whether what the operator owns in live differs from desired: a field it
+// sets that another actor changed or took over, a field it no longer sets (a new operator
+// version changed the operand; the apply prunes it), or a field it does not own yet.
+// Ownership is server-side apply's: the fields of live's managedFields entry of
+// FieldManager. What only other actors own (a volume or sidecar a policy engine adds, their
+// labels, annotations and ownerReferences, server defaults) is not compared, so a neighbour
+// changing the Deployment causes no write.
+func drifted(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
+	upgraded := live.DeepCopy()
+	if err := csaupgrade.UpgradeManagedFields(upgraded, sets.New(FieldManager), FieldManager); err != nil {
+		return false, fmt.Errorf("read the field ownership of Deployment %s: %w", klog.KObj(live), err)
+	}
+	owned, err := appsv1ac.ExtractDeployment(upgraded, FieldManager)
 	if err != nil {
-		return nil, err
+		return false, fmt.Errorf("extract the fields the operator owns in Deployment %s: %w", klog.KObj(live), err)
 	}
-	d := &appsv1.Deployment{}
-	if err := json.Unmarshal(raw, d); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return !equality.Semantic.DeepEqual(owned, desired), nil
 }
 
-// needsApply reports whether the live Deployment differs from the desired one in any field
-// the desired one sets. Fields the desired one leaves out (server defaults, other actors'
-// labels and annotations) do not count, so an unchanged Deployment needs no write.
-func needsApply(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
-	want, err := toJSONMap(desired)
-	if err != nil {
-		return false, fmt.Errorf("convert desired Deployment: %w", err)
-	}
-	have, err := toJSONMap(live)
-	if err != nil {
-		return false, fmt.Errorf("convert live Deployment: %w", err)
-	}
-	// The cache does not always fill in the type meta of typed objects.
-	delete(want, "apiVersion")
-	delete(want, "kind")
-	return !contains(have, want), nil
-}
-
-func toJSONMap(v any) (map[string]any, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]any{}
-	return m, json.Unmarshal(raw, &m)
-}
-
-// contains reports whether have holds every value of want: maps may have extra keys, lists
-// must have the same length with each element containing the wanted one, scalars must be
-// equal.
-func contains(have, want any) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range w {
-			if !contains(h[k], v) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		h, ok := have.([]any)
-		if !ok || len(h) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !contains(h[i], w[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return reflect.DeepEqual(have, want)
-	}
+// ownershipUpgrade is the JSON patch that moves the fields the operator owns through
+// Update operations into its server-side apply entry, or nil when there is none. Operator
+// versions before 0.2.0 created Deployments with a plain create; without this, an apply
+// would never prune the fields such a create set.
+func ownershipUpgrade(live *appsv1.Deployment) ([]byte, error) {
+	return csaupgrade.UpgradeManagedFieldsPatch(live, sets.New(FieldManager), FieldManager)
 }

@@ -18,9 +18,9 @@ package controllers
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psaapi "k8s.io/pod-security-admission/api"
@@ -118,79 +118,49 @@ func expectRestricted(g Gomega, pod corev1.PodTemplateSpec) {
 	g.Expect(result.Allowed).To(BeTrue(), "violates restricted: %s: %s", result.ForbiddenReason(), result.ForbiddenDetail())
 }
 
-// defaulted is d as the API server stores it: with defaults, a status and what other actors
-// added.
-func defaulted(d *appsv1.Deployment) *appsv1.Deployment {
-	d = d.DeepCopy()
-	d.ResourceVersion = "42"
-	d.Labels["team"] = "web"
-	d.Annotations = map[string]string{"deployment.kubernetes.io/revision": "1"}
-	d.Spec.RevisionHistoryLimit = ptr.To[int32](10)
-	d.Spec.ProgressDeadlineSeconds = ptr.To[int32](600)
-	d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
-	pod := &d.Spec.Template.Spec
-	pod.RestartPolicy = corev1.RestartPolicyAlways
-	pod.DNSPolicy = corev1.DNSClusterFirst
-	pod.Containers[0].TerminationMessagePath = "/dev/termination-log"
-	pod.Containers[0].ImagePullPolicy = corev1.PullIfNotPresent
-	pod.Containers[0].ReadinessProbe.TimeoutSeconds = 1
-	d.Status.Replicas = 1
-	return d
-}
-
-func TestNeedsApply(t *testing.T) {
-	foo := newFoo("a", withIdentity("uid-1", 1))
-	desired := func() *appsv1.Deployment { return newDeployment(foo) }
+func TestConflictRecheckAfter(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	r := &FooReconciler{}
 	tests := []struct {
-		name   string
-		mutate func(*appsv1.Deployment)
-		want   bool
+		name    string
+		degrade *metav1.Condition
+		want    time.Duration
 	}{
-		{name: "as built", mutate: func(*appsv1.Deployment) {}, want: false},
-		{name: "with server defaults, status and foreign labels", mutate: func(d *appsv1.Deployment) { *d = *defaulted(d) }, want: false},
-		{name: "replicas changed", mutate: func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) }, want: true},
-		{name: "image changed", mutate: func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "busybox" }, want: true},
-		{name: "own label removed", mutate: func(d *appsv1.Deployment) { delete(d.Labels, "app.kubernetes.io/name") }, want: true},
-		{name: "own label changed", mutate: func(d *appsv1.Deployment) { d.Labels["app"] = "apache" }, want: true},
-		{name: "owner reference removed", mutate: func(d *appsv1.Deployment) { d.OwnerReferences = nil }, want: true},
-		{name: "security context loosened", mutate: func(d *appsv1.Deployment) {
-			d.Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = ptr.To(true)
-		}, want: true},
-		{name: "container added", mutate: func(d *appsv1.Deployment) {
-			d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, corev1.Container{Name: "sidecar"})
-		}, want: true},
+		{name: "no condition yet", want: DefaultConflictRecheckInterval},
+		{name: "conflict just began", degrade: conflictSince(now), want: DefaultConflictRecheckInterval},
+		{name: "conflict for 10 s", degrade: conflictSince(now.Add(-10 * time.Second)), want: DefaultConflictRecheckInterval},
+		{name: "conflict for 30 s", degrade: conflictSince(now.Add(-30 * time.Second)), want: 30 * time.Second},
+		{name: "conflict for 2 min", degrade: conflictSince(now.Add(-2 * time.Minute)), want: 2 * time.Minute},
+		{name: "conflict for 3 h", degrade: conflictSince(now.Add(-3 * time.Hour)), want: DefaultMaxConflictRecheckInterval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			live := desired()
-			tt.mutate(live)
-			got, err := needsApply(deploymentFor(foo, testImage), live)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got).To(Equal(tt.want))
+			var status samplev1alpha1.FooStatus
+			if tt.degrade != nil {
+				status.Conditions = []metav1.Condition{*tt.degrade}
+			}
+			NewWithT(t).Expect(r.conflictRecheckAfter(status, now)).To(Equal(tt.want))
 		})
 	}
+
+	t.Run("the intervals double from the first one to the limit", func(t *testing.T) {
+		g := NewWithT(t)
+		r := &FooReconciler{ConflictRecheckInterval: time.Second, MaxConflictRecheckInterval: 16 * time.Second}
+		status := samplev1alpha1.FooStatus{Conditions: []metav1.Condition{*conflictSince(now)}}
+		var waits []time.Duration
+		for at := now; len(waits) < 8; {
+			wait := r.conflictRecheckAfter(status, at)
+			waits = append(waits, wait)
+			at = at.Add(wait)
+		}
+		s := time.Second
+		g.Expect(waits).To(Equal([]time.Duration{s, s, 2 * s, 4 * s, 8 * s, 16 * s, 16 * s, 16 * s}))
+	})
 }
 
-func TestContains(t *testing.T) {
-	tests := []struct {
-		name       string
-		have, want any
-		expected   bool
-	}{
-		{"equal scalars", "a", "a", true},
-		{"different scalars", "a", "b", false},
-		{"missing key", map[string]any{}, map[string]any{"a": "x"}, false},
-		{"extra key", map[string]any{"a": "x", "b": "y"}, map[string]any{"a": "x"}, true},
-		{"nested", map[string]any{"a": map[string]any{"b": 1.0, "c": 2.0}}, map[string]any{"a": map[string]any{"b": 1.0}}, true},
-		{"list elements contain", []any{map[string]any{"a": 1.0, "b": 2.0}}, []any{map[string]any{"a": 1.0}}, true},
-		{"list of other length", []any{"a", "b"}, []any{"a"}, false},
-		{"list order matters", []any{"b", "a"}, []any{"a", "b"}, false},
-		{"type mismatch", "a", map[string]any{}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(contains(tt.have, tt.want)).To(Equal(tt.expected))
-		})
+func conflictSince(t time.Time) *metav1.Condition {
+	return &metav1.Condition{
+		Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionTrue,
+		Reason: samplev1alpha1.DeploymentConflictReason, LastTransitionTime: metav1.NewTime(t),
 	}
 }

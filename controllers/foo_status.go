@@ -24,6 +24,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -67,17 +69,26 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 }
 
 // reconcileStatus writes the status computed from obs, only when it differs from the
-// stored one, and emits a Warning event when the Foo becomes Degraded for a new reason.
-func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) error {
+// cached one, and emits a Warning event when the Foo becomes Degraded for a new reason. It
+// returns the status the Foo has now. The write carries the cached Foo's resourceVersion:
+// when the stored Foo is newer, the write fails, and the newer Foo's watch event starts the
+// pass that compares with it, so a stale cache can neither skip a needed write nor
+// overwrite a newer status.
+func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (samplev1alpha1.FooStatus, error) {
 	status := computeStatus(foo, obs, metav1.Now().Rfc3339Copy())
 	if equality.Semantic.DeepEqual(foo.Status, status) {
-		return nil
+		return status, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
-	patch := client.MergeFrom(foo.DeepCopy())
-	foo.Status = status
-	if err := r.Status().Patch(ctx, foo, patch); err != nil {
-		return fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
+	patch := client.MergeFromWithOptions(foo.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	updated := foo.DeepCopy()
+	updated.Status = status
+	if err := r.Status().Patch(ctx, updated, patch); err != nil {
+		if apierrors.IsConflict(err) {
+			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
+			return foo.Status, nil
+		}
+		return foo.Status, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
@@ -87,7 +98,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		}
 		r.Recorder.Eventf(foo, related, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
 	}
-	return nil
+	return status, nil
 }
 
 // warningReason is the event reason for a Degraded reason; a name conflict keeps
@@ -210,6 +221,13 @@ func readyCondition(available, progressing, degraded metav1.Condition) metav1.Co
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, samplev1alpha1.ReadyReason, available.Message
 	}
 	return c
+}
+
+// available reports whether the Deployment controller found d, at its current generation,
+// to have minimum availability.
+func available(d *appsv1.Deployment) bool {
+	return d != nil && d.Status.ObservedGeneration >= d.Generation &&
+		deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue
 }
 
 // deploymentCondition is the Deployment's condition of type t; the zero condition when

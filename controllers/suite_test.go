@@ -19,17 +19,26 @@ package controllers
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,6 +47,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -49,16 +59,23 @@ import (
 
 var (
 	testEnv   *envtest.Environment
-	k8sClient client.Client // direct: reads the API server, never the manager's cache
+	k8sClient client.Client // direct, as admin: reads the API server, never the manager's cache
 	mgrCache  cache.Cache   // the manager's cache, to check what it holds
-	writes    = &writeCounter{}
+	requests  = &requestLog{}
 	scheme    = runtime.NewScheme()
 	cancel    context.CancelFunc
 )
 
-// conflictRecheck is the conflict recheck interval in the suite, short so that specs
-// waiting for a freed name stay quick.
-const conflictRecheck = time.Second
+const (
+	// conflictRecheck and maxConflictRecheck are the conflict recheck bounds in the suite,
+	// short so that specs waiting for a freed name stay quick.
+	conflictRecheck    = time.Second
+	maxConflictRecheck = 8 * time.Second
+
+	// The operator's identity, as config/default names it.
+	operatorNamespace      = "foo-operator-system"
+	operatorServiceAccount = "foo-operator-controller-manager"
+)
 
 func TestControllers(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -74,7 +91,14 @@ var _ = BeforeSuite(func() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
 
+	// The admission plugins of production clusters (hack/kwokctl.yaml) next to
+	// kube-apiserver's defaults, ServiceAccount included (envtest turns it off).
+	apiServer := &envtest.APIServer{}
+	apiServer.Configure().
+		Disable("disable-admission-plugins").
+		Set("enable-admission-plugins", admissionPlugins()...)
 	testEnv = &envtest.Environment{
+		ControlPlane:          envtest.ControlPlane{APIServer: apiServer},
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
@@ -85,9 +109,12 @@ var _ = BeforeSuite(func() {
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	// The manager's requests go through a transport that counts its writes.
-	mgrCfg := rest.CopyConfig(cfg)
-	mgrCfg.Wrap(writes.wrap)
+	// The manager runs as the operator's service account, bound to exactly the role
+	// `make manifests` generates, and its requests go through a transport that logs them.
+	mgrCfg := operatorConfig(cfg)
+	mgrCfg.Wrap(requests.wrap)
+	// Higher than a production client's 20/s: some specs create a thousand Foos.
+	mgrCfg.QPS, mgrCfg.Burst = 500, 1000
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  CacheOptions(nil),
@@ -96,15 +123,19 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	mgrCache = mgr.GetCache()
+	clientset, err := kubernetes.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	Expect(err).NotTo(HaveOccurred())
 
 	var ctx context.Context
 	ctx, cancel = context.WithCancel(context.Background())
 	r := &FooReconciler{
-		Client:                  mgr.GetClient(),
-		APIReader:               mgr.GetAPIReader(),
-		Recorder:                mgr.GetEventRecorder("foo-operator"),
-		DefaultImage:            testImage,
-		ConflictRecheckInterval: conflictRecheck,
+		Client:                     mgr.GetClient(),
+		Deployments:                clientset.AppsV1(),
+		APIReader:                  mgr.GetAPIReader(),
+		Recorder:                   mgr.GetEventRecorder("foo-operator"),
+		DefaultImage:               testImage,
+		ConflictRecheckInterval:    conflictRecheck,
+		MaxConflictRecheckInterval: maxConflictRecheck,
 	}
 	Expect(r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache())).To(Succeed())
@@ -121,35 +152,96 @@ var _ = BeforeSuite(func() {
 	})
 })
 
-// writeCounter counts the write requests (POST, PUT, PATCH, DELETE) of the manager.
-type writeCounter struct {
+// admissionPlugins are the admission plugins hack/kwokctl.yaml enables on kube-apiserver.
+func admissionPlugins() []string {
+	GinkgoHelper()
+	raw, err := os.ReadFile(filepath.Join("..", "hack", "kwokctl.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var conf struct {
+		ComponentsPatches []struct {
+			Name      string
+			ExtraArgs []struct{ Key, Value string }
+		}
+	}
+	Expect(yaml.Unmarshal(raw, &conf)).To(Succeed())
+	for _, c := range conf.ComponentsPatches {
+		for _, a := range c.ExtraArgs {
+			if c.Name == "kube-apiserver" && a.Key == "enable-admission-plugins" {
+				return strings.Split(a.Value, ",")
+			}
+		}
+	}
+	Fail("hack/kwokctl.yaml enables no admission plugins on kube-apiserver")
+	return nil
+}
+
+// operatorConfig is a client configuration of the operator's service account, bound to the
+// ClusterRole in config/rbac/role.yaml, as `make deploy` and an AllNamespaces OLM install
+// bind it.
+func operatorConfig(admin *rest.Config) *rest.Config {
+	GinkgoHelper()
+	ctx := context.Background()
+	raw, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	role := &rbacv1.ClusterRole{}
+	Expect(yaml.UnmarshalStrict(raw, role)).To(Succeed())
+	create(ctx, role)
+	create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}})
+	sa := create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorServiceAccount, Namespace: operatorNamespace}})
+	create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "foo-operator-manager-rolebinding"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: sa.Namespace}},
+	})
+	token := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
+	Expect(k8sClient.SubResource("token").Create(ctx, sa, token)).To(Succeed())
+	cfg := rest.AnonymousClientConfig(admin)
+	cfg.BearerToken = token.Status.Token
+	return cfg
+}
+
+// requestLog logs the requests of the manager: method and URL path.
+type requestLog struct {
 	mu  sync.Mutex
 	log []string
 }
 
-func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		switch req.Method {
-		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-			w.mu.Lock()
-			w.log = append(w.log, req.Method+" "+req.URL.Path)
-			w.mu.Unlock()
+		entry := req.Method + " " + req.URL.Path
+		if req.URL.Query().Get("watch") == "true" {
+			entry = "WATCH " + req.URL.Path
 		}
+		l.mu.Lock()
+		l.log = append(l.log, entry)
+		l.mu.Unlock()
 		return rt.RoundTrip(req)
 	})
 }
 
-// since returns the writes made after the first n.
-func (w *writeCounter) since(n int) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.log[n:]...)
+func (l *requestLog) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.log)
 }
 
-func (w *writeCounter) count() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.log)
+// since returns the requests made after the first n whose method is one of methods.
+func (l *requestLog) since(n int, methods ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, entry := range l.log[n:] {
+		if slices.Contains(methods, strings.SplitN(entry, " ", 2)[0]) {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+// writesSince returns the write requests (POST, PUT, PATCH, DELETE) made after the first n
+// requests.
+func (l *requestLog) writesSince(n int) []string {
+	return l.since(n, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete)
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)
