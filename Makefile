@@ -70,7 +70,7 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 
 .PHONY: test
 test: manifests generate lint envtest bundle-validate scorecard-offline catalog-validate ## Run the unit tests, the envtest suite (real kube-apiserver and etcd), and validate the bundle and catalog.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out -timeout 20m
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race ./... -coverprofile cover.out -timeout 20m
 
 ##@ Build
 

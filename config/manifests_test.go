@@ -120,6 +120,27 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"get", "list", "watch"}},
+		// The controller ownerReference sets blockOwnerDeletion, which
+		// OwnerReferencesPermissionEnforcement (OpenShift) allows only with this.
+		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/finalizers"}, Verbs: []string{"update"}},
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/status"}, Verbs: []string{"patch"}},
 	))
+}
+
+// TestBundleBindsReconcilerRulesPerNamespace checks that what `make bundle` builds binds the
+// reconciler's role with a RoleBinding, so the CSV lists its rules under `permissions` and
+// OLM grants them only in the OperatorGroup's target namespaces; `make deploy` binds it
+// cluster-wide.
+func TestBundleBindsReconcilerRulesPerNamespace(t *testing.T) {
+	g := NewWithT(t)
+	bindings := func(dir, kind string) []string {
+		var names []string
+		for _, m := range build(t, dir)[kind] {
+			names = append(names, convert[rbacv1.RoleBinding](g, m).Name)
+		}
+		return names
+	}
+	g.Expect(bindings("manifests", "RoleBinding")).To(ContainElement("foo-operator-manager-rolebinding"))
+	g.Expect(bindings("manifests", "ClusterRoleBinding")).NotTo(ContainElement("foo-operator-manager-rolebinding"))
+	g.Expect(bindings("default", "ClusterRoleBinding")).To(ContainElement("foo-operator-manager-rolebinding"))
 }

@@ -522,13 +522,16 @@ func createForeignDeployment(ctx context.Context, ns, name string) *appsv1.Deplo
 }
 
 // simulateRollout sets the Deployment status the Deployment controller (absent in
-// envtest) would set once `available` of the pods are available.
-func simulateRollout(ctx context.Context, ns, name string, available int32, availableCondition bool) {
+// envtest) would set once `available` of the pods are available; opts change it further.
+func simulateRollout(ctx context.Context, ns, name string, available int32, availableCondition bool, opts ...deploymentOption) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		d := getDeployment(g, ns, name)
 		d.Status = appsv1.DeploymentStatus{}
 		withRollout(ptr.Deref(d.Spec.Replicas, 1), available, availableCondition)(d)
+		for _, opt := range opts {
+			opt(d)
+		}
 		g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
 	}).Should(Succeed())
 }
@@ -566,6 +569,16 @@ func expectEvent(ns, reason string, note any) {
 		}
 		return notes
 	}).Should(ContainElement(note))
+}
+
+// expectNoEvent checks that no event about a Foo in ns has the given reason.
+func expectNoEvent(ns, reason string) {
+	GinkgoHelper()
+	list := &eventsv1.EventList{}
+	Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	for _, e := range list.Items {
+		Expect(e.Reason).NotTo(Equal(reason), "event about %s %s: %s", e.Regarding.Kind, e.Regarding.Name, e.Note)
+	}
 }
 
 // denyDeploymentsOf makes the API server refuse writes of the Deployments of Foo fooName in

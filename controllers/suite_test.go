@@ -61,9 +61,11 @@ var (
 	testEnv   *envtest.Environment
 	k8sClient client.Client // direct, as admin: reads the API server, never the manager's cache
 	mgrCache  cache.Cache   // the manager's cache, to check what it holds
-	requests  = &requestLog{}
-	scheme    = runtime.NewScheme()
-	cancel    context.CancelFunc
+	// reconciler is the manager's reconciler, for specs that run one of its steps directly.
+	reconciler *FooReconciler
+	requests   = &requestLog{}
+	scheme     = runtime.NewScheme()
+	cancel     context.CancelFunc
 )
 
 const (
@@ -128,7 +130,7 @@ var _ = BeforeSuite(func() {
 
 	var ctx context.Context
 	ctx, cancel = context.WithCancel(context.Background())
-	r := &FooReconciler{
+	reconciler = &FooReconciler{
 		Client:                     mgr.GetClient(),
 		Deployments:                clientset.AppsV1(),
 		APIReader:                  mgr.GetAPIReader(),
@@ -137,7 +139,7 @@ var _ = BeforeSuite(func() {
 		ConflictRecheckInterval:    conflictRecheck,
 		MaxConflictRecheckInterval: maxConflictRecheck,
 	}
-	Expect(r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
+	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache())).To(Succeed())
 
 	done := make(chan struct{})

@@ -113,11 +113,13 @@ func TestCSVInstallStrategyMatchesConfig(t *testing.T) {
 	g.Expect(strategy.DeploymentSpecs[0].Spec).To(Equal(set.deployments[0].Spec), "run make bundle")
 
 	sa := set.deployments[0].Spec.Template.Spec.ServiceAccountName
+	// Only what must be cluster-wide is: the metrics endpoint's TokenReviews and
+	// SubjectAccessReviews. The reconciler's rules are per target namespace.
 	g.Expect(strategy.ClusterPermissions).To(ConsistOf(
-		operatorsv1alpha1.StrategyDeploymentPermissions{ServiceAccountName: sa, Rules: set.clusterRoles["foo-operator-manager-role"].Rules},
 		operatorsv1alpha1.StrategyDeploymentPermissions{ServiceAccountName: sa, Rules: set.clusterRoles["foo-operator-metrics-auth-role"].Rules},
 	))
 	g.Expect(strategy.Permissions).To(ConsistOf(
+		operatorsv1alpha1.StrategyDeploymentPermissions{ServiceAccountName: sa, Rules: set.clusterRoles["foo-operator-manager-role"].Rules},
 		operatorsv1alpha1.StrategyDeploymentPermissions{ServiceAccountName: sa, Rules: set.roles["foo-operator-leader-election-role"].Rules},
 	))
 }
