@@ -21,7 +21,9 @@ up() {
 	if "$bin/kwokctl" get clusters 2>/dev/null | grep -qx "$cluster"; then
 		"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1 || true
 	else
+		# hack/kwokctl.yaml: the admission plugins of production clusters.
 		"$bin/kwokctl" create cluster --name "$cluster" --runtime binary \
+			--config "$root/hack/kwokctl.yaml" \
 			--kube-apiserver-binary "$bin/k8s/kube-apiserver" \
 			--kube-controller-manager-binary "$bin/k8s/kube-controller-manager" \
 			--kube-scheduler-binary "$bin/k8s/kube-scheduler" \

@@ -34,13 +34,18 @@ import (
 	. "github.com/onsi/gomega"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -91,7 +96,57 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
+
+	By("checking that the cluster enforces OwnerReferencesPermissionEnforcement (hack/kwokctl.yaml)")
+	expectOwnerReferencesPermissionEnforcement()
 })
+
+// expectOwnerReferencesPermissionEnforcement checks that the API server runs the admission
+// plugin: a service account that may create Deployments but not update its owner's
+// finalizers cannot set blockOwnerDeletion.
+func expectOwnerReferencesPermissionEnforcement() {
+	GinkgoHelper()
+	const ns, name = "admission-probe", "deployer"
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}},
+		&rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete"}}},
+		},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
+		},
+	}
+	for _, obj := range objs {
+		Expect(k8s.Create(ctx(), obj)).To(Succeed())
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}
+	Expect(k8s.Create(ctx(), owner)).To(Succeed())
+
+	impersonated := rest.CopyConfig(cfg)
+	impersonated.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + name}
+	deployer, err := client.New(impersonated, client.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	labels := map[string]string{"app": "probe"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns, OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, BlockOwnerDeletion: ptr.To(true),
+		}}},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/c:1"}}},
+			},
+		},
+	}
+	Eventually(func() error { return deployer.Create(ctx(), d.DeepCopy(), client.DryRunAll) }).
+		Should(MatchError(ContainSubstring("cannot set blockOwnerDeletion")))
+	Expect(k8s.Delete(ctx(), objs[0])).To(Succeed())
+}
 
 // run runs a command in dir and fails the spec, with its output, if it fails.
 func run(dir string, name string, args ...string) string {

@@ -20,9 +20,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,6 +40,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -44,6 +48,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
 )
 
 const (
@@ -51,6 +56,9 @@ const (
 	serviceAccount = "foo-operator-controller-manager"
 	csvV1          = "foo-operator.v0.1.0"
 	csvV2          = "foo-operator.v0.2.0"
+	// operandV2 is v0.2.0's default operand image (RELATED_IMAGE_NGINX): the upgrade
+	// changes every Foo's pods.
+	operandV2 = "docker.io/nginxinc/nginx-unprivileged:1.29.1-alpine"
 )
 
 var _ = Describe("The operator installed through OLM", Ordered, func() {
@@ -66,6 +74,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		run(root, olmTool, "bundle", "--version=0.2.0", "--replaces="+csvV1, "--channels=candidate,stable",
 			"--default-channel=stable", "--created-at=2026-11-23T00:00:00Z",
 			"--output-dir="+bundleV2, "--dockerfile="+filepath.Join(bundleV2, "bundle.Dockerfile"))
+		// v0.2.0 ships a newer operand (its RELATED_IMAGE_NGINX and relatedImages).
+		csvV2File := filepath.Join(bundleV2, "manifests", "foo-operator.clusterserviceversion.yaml")
+		raw, err := os.ReadFile(csvV2File)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
+		Expect(os.WriteFile(csvV2File, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
 		catalogV1 = filepath.Join(work, "catalog-v1")
 		catalogV2 = filepath.Join(work, "catalog-v2")
 		opm := filepath.Join(root, "bin", "opm")
@@ -120,6 +134,9 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
 		Expect(crdEstablished(crd)).To(BeTrue())
+
+		By("granting Deployment and Event rights in the target namespace only")
+		expectScopedTo(installNS, []string{fooNS}, []string{"default", "kube-system"})
 	})
 
 	It("runs the operator with the RBAC and environment OLM gave it, and reconciles the sample Foo", func() {
@@ -158,9 +175,50 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		Expect(k8s.Delete(ctx(), outside)).To(Succeed())
 	})
 
-	It("upgrades to v0.2.0 when the catalog publishes it, keeping the Foos", func() {
-		before := &appsv1.Deployment{}
-		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, before)).To(Succeed())
+	It("renames a Foo's Deployment without downtime", func() {
+		runOperatorAsInstalled(installNS)
+		foo := sampleFoo(fooNS)
+		foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "renamed", "web-a", ptr.To[int32](2)
+		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		expectFooReady(foo)
+
+		began := time.Now()
+		patch := client.MergeFrom(foo.DeepCopy())
+		foo.Spec.DeploymentName = "web-b"
+		Expect(k8s.Patch(ctx(), foo, patch)).To(Succeed())
+		// Poll both Deployments until web-a is gone: some replicas are available all along.
+		var newAvailable, oldGone time.Duration
+		minAvailable := int32(2)
+		Eventually(func(g Gomega) {
+			a, aErr := availableReplicas(fooNS, "web-a")
+			b, bErr := availableReplicas(fooNS, "web-b")
+			g.Expect(aErr).NotTo(HaveOccurred())
+			g.Expect(bErr).NotTo(HaveOccurred())
+			minAvailable = min(minAvailable, a+b)
+			if b > 0 && newAvailable == 0 {
+				newAvailable = time.Since(began)
+			}
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "web-a"}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "web-a is still there")
+			oldGone = time.Since(began)
+		}).WithPolling(100 * time.Millisecond).Should(Succeed())
+		Expect(minAvailable).To(BeNumerically(">", 0))
+		AddReportEntry("rename", fmt.Sprintf("web-b available after %v, web-a deleted after %v, fewest available replicas during the rename: %d",
+			newAvailable.Round(100*time.Millisecond), oldGone.Round(100*time.Millisecond), minAvailable))
+		expectFooReady(foo)
+	})
+
+	It("upgrades to v0.2.0 when the catalog publishes it, rolling every Foo's Deployment to its operand", func() {
+		foos := &samplev1alpha1.FooList{}
+		Expect(k8s.List(ctx(), foos, client.InNamespace(fooNS))).To(Succeed())
+		Expect(foos.Items).To(HaveLen(2))
+		uids := map[string]types.UID{}
+		for _, foo := range foos.Items {
+			d := &appsv1.Deployment{}
+			Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(controllers.DefaultOperandImage))
+			uids[d.Name] = d.UID
+		}
 
 		began := time.Now()
 		serveCatalog("catalog-v2", catalogV2)
@@ -173,13 +231,24 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the old CSV should be gone")
 		}).Should(Succeed())
 
+		By("running v0.2.0, which rolls every existing Foo's pods to its operand")
 		runOperatorAsInstalled(installNS)
-		after := &appsv1.Deployment{}
-		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, after)).To(Succeed())
-		Expect(after.UID).To(Equal(before.UID))
-		Expect(after.Spec.Replicas).To(Equal(before.Spec.Replicas))
+		for _, foo := range foos.Items {
+			Eventually(func(g Gomega) {
+				d := &appsv1.Deployment{}
+				g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+				g.Expect(d.UID).To(Equal(uids[d.Name]), "the Deployment was replaced")
+				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operandV2))
+				pods := runningPods(g, fooNS, foo.Name)
+				g.Expect(pods).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
+				for _, p := range pods {
+					g.Expect(p.Spec.Containers[0].Image).To(Equal(operandV2), "pod %s", p.Name)
+				}
+			}).Should(Succeed())
+			expectFooReady(&foo)
+		}
 
-		By("the new version reconciles the existing Foo")
+		By("the new version reconciles a change of a Foo")
 		foo := &samplev1alpha1.Foo{}
 		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, foo)).To(Succeed())
 		patch := client.MergeFrom(foo.DeepCopy())
@@ -209,6 +278,50 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
 		}).Should(Succeed())
 		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+	})
+
+	It("installs for several namespaces (MultiNamespace) and reconciles Foos in those only", func() {
+		const multiNS = "foo-operator-multi"
+		targets := []string{"team-a", "team-b"}
+		for _, ns := range append([]string{multiNS, "team-c"}, targets...) {
+			Expect(k8s.Create(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		}
+		DeferCleanup(dumpOLMStateOnFailure, multiNS)
+		Expect(k8s.Create(ctx(), &operatorsv1.OperatorGroup{
+			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS},
+			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
+		})).To(Succeed())
+		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: multiNS},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
+				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			},
+		})).To(Succeed())
+		expectCSVSucceeded(multiNS, csvV2)
+		expectScopedTo(multiNS, targets, []string{"team-c", "default"})
+
+		runOperatorAsInstalled(multiNS)
+		for _, ns := range targets {
+			foo := sampleFoo(ns)
+			Expect(k8s.Create(ctx(), foo)).To(Succeed())
+			expectFooReady(foo)
+		}
+		outside := sampleFoo("team-c")
+		Expect(k8s.Create(ctx(), outside)).To(Succeed())
+		Consistently(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: "team-c", Name: outside.Spec.DeploymentName}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		}, 10*time.Second, time.Second).Should(Succeed())
+
+		By("uninstalling, before the AllNamespaces install (OLM refuses two OperatorGroups providing Foos to one namespace)")
+		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: multiNS}})).To(Succeed())
+		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: multiNS}})).To(Succeed())
+		Expect(k8s.Delete(ctx(), &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			err := k8s.Get(ctx(), client.ObjectKey{Namespace: multiNS, Name: serviceAccount}, &appsv1.Deployment{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
+		}).Should(Succeed())
 	})
 
 	It("installs for all namespaces with Automatic approval, as an OperatorHub user does, and reconciles Foos anywhere", func() {
@@ -341,6 +454,58 @@ func runOperatorAsInstalled(ns string) {
 	env = append(env, "WATCH_NAMESPACE="+targets)
 	start("operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+}
+
+// expectScopedTo checks, with kubectl auth can-i, that OLM granted the operator's service
+// account in ns the right to create and delete Deployments in the target namespaces and
+// not in the others.
+func expectScopedTo(ns string, targets, others []string) {
+	GinkgoHelper()
+	sa := fmt.Sprintf("system:serviceaccount:%s:%s", ns, serviceAccount)
+	for _, verb := range []string{"create", "delete"} {
+		for _, target := range targets {
+			Eventually(func() string { return canI(sa, verb, "deployments.apps", target) }).Should(Equal("yes"), "%s %s in %s", sa, verb, target)
+		}
+		for _, other := range others {
+			Expect(canI(sa, verb, "deployments.apps", other)).To(Equal("no"), "%s %s in %s", sa, verb, other)
+		}
+	}
+}
+
+// canI is what `kubectl auth can-i --as user verb resource -n ns` answers.
+func canI(user, verb, resource, ns string) string {
+	GinkgoHelper()
+	cmd := exec.Command(filepath.Join(root, "bin", "kubectl"), "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"),
+		"auth", "can-i", verb, resource, "-n", ns, "--as", user)
+	out, err := cmd.Output()
+	answer := strings.TrimSpace(string(out))
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && answer == "no") {
+		Fail(fmt.Sprintf("kubectl auth can-i: %v: %s", err, out))
+	}
+	return answer
+}
+
+// expectFooReady waits until foo reports its current generation Ready.
+func expectFooReady(foo *samplev1alpha1.Foo) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", got.Status.Conditions)
+		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(ptr.Deref(got.Spec.Replicas, 1))))
+	}).Should(Succeed())
+}
+
+// availableReplicas is a Deployment's status.availableReplicas; 0 when it does not exist.
+func availableReplicas(ns, name string) (int32, error) {
+	d := &appsv1.Deployment{}
+	err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, d)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	return d.Status.AvailableReplicas, err
 }
 
 func sampleFoo(ns string) *samplev1alpha1.Foo {
