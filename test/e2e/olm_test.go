@@ -117,13 +117,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
 		began := time.Now()
-		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: installNS},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
-				InstallPlanApproval: operatorsv1alpha1.ApprovalManual, StartingCSV: csvV1,
-			},
-		})).To(Succeed())
+		subscribe(installNS, operatorsv1alpha1.ApprovalManual, csvV1)
 
 		By("approving the Subscription's InstallPlan")
 		approveInstallPlan(installNS, csvV1)
@@ -166,13 +160,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		}).Should(Succeed())
 
 		By("leaving a Foo outside the target namespaces alone")
-		outside := sampleFoo(installNS)
-		Expect(k8s.Create(ctx(), outside)).To(Succeed())
-		Consistently(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: outside.Spec.DeploymentName}, &appsv1.Deployment{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
-		}, 10*time.Second, time.Second).Should(Succeed())
-		Expect(k8s.Delete(ctx(), outside)).To(Succeed())
+		expectLeftAlone(sampleFoo(installNS))
 	})
 
 	It("renames a Foo's Deployment without downtime", func() {
@@ -271,12 +259,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 	})
 
 	It("uninstalls when the Subscription and CSV are deleted, leaving the CRD", func() {
-		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: installNS}})).To(Succeed())
-		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: installNS}})).To(Succeed())
-		Eventually(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: serviceAccount}, &appsv1.Deployment{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
-		}).Should(Succeed())
+		uninstall(installNS, csvV2)
 		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
 	})
 
@@ -291,13 +274,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
 		})).To(Succeed())
-		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: multiNS},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
-				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-			},
-		})).To(Succeed())
+		subscribe(multiNS, operatorsv1alpha1.ApprovalAutomatic, "")
 		expectCSVSucceeded(multiNS, csvV2)
 		expectScopedTo(multiNS, targets, []string{"team-c", "default"})
 
@@ -307,21 +284,11 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			Expect(k8s.Create(ctx(), foo)).To(Succeed())
 			expectFooReady(foo)
 		}
-		outside := sampleFoo("team-c")
-		Expect(k8s.Create(ctx(), outside)).To(Succeed())
-		Consistently(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: "team-c", Name: outside.Spec.DeploymentName}, &appsv1.Deployment{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
-		}, 10*time.Second, time.Second).Should(Succeed())
+		expectLeftAlone(sampleFoo("team-c"))
 
 		By("uninstalling, before the AllNamespaces install (OLM refuses two OperatorGroups providing Foos to one namespace)")
-		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: multiNS}})).To(Succeed())
-		Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: multiNS}})).To(Succeed())
+		uninstall(multiNS, csvV2)
 		Expect(k8s.Delete(ctx(), &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS}})).To(Succeed())
-		Eventually(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: multiNS, Name: serviceAccount}, &appsv1.Deployment{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
-		}).Should(Succeed())
 	})
 
 	It("installs for all namespaces with Automatic approval, as an OperatorHub user does, and reconciles Foos anywhere", func() {
@@ -329,13 +296,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		const globalNS = "operators"
 		DeferCleanup(dumpOLMStateOnFailure, globalNS)
 		began := time.Now()
-		Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: globalNS},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
-				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-			},
-		})).To(Succeed())
+		subscribe(globalNS, operatorsv1alpha1.ApprovalAutomatic, "")
 		// The catalog now serves v0.2.0 at the head of stable.
 		expectCSVSucceeded(globalNS, csvV2)
 		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(began).Round(time.Second).String())
@@ -353,6 +314,42 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		}).Should(Succeed())
 	})
 })
+
+// subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.
+func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV string) {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns},
+		Spec: &operatorsv1alpha1.SubscriptionSpec{
+			Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
+			InstallPlanApproval: approval, StartingCSV: startingCSV,
+		},
+	})).To(Succeed())
+}
+
+// uninstall deletes the Subscription and the CSV in ns, as the README says, and waits until
+// OLM removed the operator's Deployment.
+func uninstall(ns, csv string) {
+	GinkgoHelper()
+	Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns}})).To(Succeed())
+	Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csv, Namespace: ns}})).To(Succeed())
+	Eventually(func(g Gomega) {
+		err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, &appsv1.Deployment{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
+	}).Should(Succeed())
+}
+
+// expectLeftAlone creates a Foo outside the operator's target namespaces, checks that the
+// running operator creates no Deployment for it, and deletes it.
+func expectLeftAlone(foo *samplev1alpha1.Foo) {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx(), foo)).To(Succeed())
+	Consistently(func(g Gomega) {
+		err := k8s.Get(ctx(), client.ObjectKey{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, &appsv1.Deployment{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	}, 10*time.Second, time.Second).Should(Succeed())
+	Expect(k8s.Delete(ctx(), foo)).To(Succeed())
+}
 
 // serveCatalog serves a file-based catalog with `opm serve` on a free loopback port, and
 // points the CatalogSource foo-catalog at it (creating it the first time). opm serve does not
