@@ -13,16 +13,18 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 CONTAINER_TOOL ?= docker
 
 # OLM packaging, with the variables operator-sdk projects use.
+PACKAGE := foo-operator
 # CHANNELS are the channels of the bundle; DEFAULT_CHANNEL the package's default one.
 CHANNELS ?= candidate,stable
 DEFAULT_CHANNEL ?= stable
+BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+# CATALOG_DIR is the package's folder in the file-based catalog. Its channels.yaml is the
+# upgrade graph, edited by hand at each release; make catalog writes the rest.
+CATALOG_DIR := catalog/$(PACKAGE)
 # BUNDLE_IMG and CATALOG_IMG are the bundle and catalog images.
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
-# Upgrade graph: the CSV this version replaces, the CSVs it skips, and an olm.skipRange.
-REPLACES ?=
-SKIPS ?=
-SKIP_RANGE ?=
 # CREATED_AT is the CSV's createdAt: the release date of VERSION, fixed so that
 # `make bundle` is reproducible.
 CREATED_AT ?= 2026-11-22T00:00:00Z
@@ -69,8 +71,18 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: manifests generate lint envtest bundle-validate scorecard-offline catalog-validate ## Run the unit tests, the envtest suite (real kube-apiserver and etcd), and validate the bundle and catalog.
+test: manifests generate envtest scorecard-test ## Run the unit tests and the envtest suite (real kube-apiserver and etcd) with the race detector.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race ./... -coverprofile cover.out -timeout 20m
+
+.PHONY: verify
+verify: lint ## Lint, regenerate every generated file (failing if that changes any), validate the bundle and catalog, run the scorecard offline.
+	@state() { git status --porcelain --untracked-files=all; git diff HEAD | sha256sum; }; \
+	before=$$(state); \
+	$(MAKE) --no-print-directory generate manifests bundle catalog; \
+	if [ "$$(state)" != "$$before" ]; then \
+		echo "make generate manifests bundle catalog changed files: run it and commit the result"; git status --short; git diff; exit 1; \
+	fi
+	$(MAKE) --no-print-directory scorecard-offline
 
 ##@ Build
 
@@ -95,25 +107,28 @@ docker-push: ## Push the operator image (needs a container engine).
 ##@ OLM bundle and catalog
 
 .PHONY: bundle
-bundle: manifests kustomize ## Generate bundle/ and bundle.Dockerfile from config/manifests, then validate them.
+bundle: manifests kustomize operator-sdk ## Generate bundle/ and bundle.Dockerfile with operator-sdk from config/manifests, then validate them.
 	@[ "$(USE_IMAGE_DIGESTS)" = "false" ] || { echo "USE_IMAGE_DIGESTS=true needs a registry to resolve digests, and this build has no network: pin digests in IMG and RELATED_IMAGE_NGINX instead"; exit 1; }
+	$(OPERATOR_SDK) generate kustomize manifests -q
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	go run ./hack/olm bundle --version=$(VERSION) --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL) \
-		--replaces="$(REPLACES)" --skips="$(SKIPS)" --skip-range="$(SKIP_RANGE)" --created-at=$(CREATED_AT)
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
+	@# operator-sdk stamps createdAt with the time of generation: pin it to the release date.
+	sed -i 's/^    createdAt: .*/    createdAt: "$(CREATED_AT)"/' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
-bundle-validate: ## Validate bundle/ as `operator-sdk bundle validate --select-optional suite=operatorframework` does.
-	go run ./hack/olm validate --k8s-version=$(KUBERNETES_MINOR_VERSION) bundle
-
-.PHONY: scorecard-offline
-scorecard-offline: ## Run the scorecard's six built-in tests against bundle/ without a cluster.
-	go run ./hack/olm scorecard bundle
+bundle-validate: operator-sdk ## Validate bundle/ with `operator-sdk bundle validate --select-optional suite=operatorframework`; a warning fails too.
+	@out=$$($(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework \
+		--optional-values=k8s-version=$(KUBERNETES_MINOR_VERSION) 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "$$out"; if echo "$$out" | grep -qi 'level=warn'; then echo "bundle validate reported warnings"; exit 1; fi
 
 .PHONY: scorecard
-scorecard: ## Run `operator-sdk scorecard` against bundle/ on the cluster in KUBECONFIG (needs the operator-sdk CLI).
-	@command -v operator-sdk >/dev/null || { echo "scorecard needs the operator-sdk CLI, which is not installed (it cannot be installed on this project's build machines); run 'make scorecard-offline' for the offline equivalent"; exit 1; }
-	operator-sdk scorecard bundle --wait-time 120s
+scorecard: operator-sdk ## Run `operator-sdk scorecard` against bundle/ on the cluster in KUBECONFIG (its test pods must run: a real cluster).
+	$(OPERATOR_SDK) scorecard bundle --wait-time 120s
+
+.PHONY: scorecard-offline
+scorecard-offline: scorecard-test ## Run the scorecard's tests on bundle/ without a cluster: scorecard-test itself, as its pod would run it.
+	go run ./hack/scorecard --scorecard-test=$(SCORECARD_TEST) bundle
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image BUNDLE_IMG (needs a container engine).
@@ -126,9 +141,11 @@ bundle-push: ## Push the bundle image BUNDLE_IMG (needs a container engine).
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
 .PHONY: catalog
-catalog: opm ## Add bundle/ (image BUNDLE_IMG) to the file-based catalog in catalog/ and validate it.
-	go run ./hack/olm catalog --opm=$(OPM) --bundle-dir=bundle --catalog-dir=catalog/foo-operator \
-		--bundle-image=$(BUNDLE_IMG) --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
+catalog: opm ## Render bundle/ (image BUNDLE_IMG) into the file-based catalog catalog/foo-operator/ with opm, then validate it.
+	@grep -q "name: $(PACKAGE).v$(VERSION)$$" $(CATALOG_DIR)/channels.yaml || { echo "Add $(PACKAGE).v$(VERSION) to the channels in $(CATALOG_DIR)/channels.yaml, with replaces: the version it upgrades from"; exit 1; }
+	$(OPM) init $(PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --description=docs/olm/package-description.md --icon=docs/olm/icon.svg --output=yaml > $(CATALOG_DIR)/package.yaml
+	@# opm renders a bundle directory with an empty image; the catalog names the bundle image.
+	$(OPM) render bundle --output=yaml | sed 's|^image: ""$$|image: $(BUNDLE_IMG)|' > $(CATALOG_DIR)/$(PACKAGE).v$(VERSION).yaml
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile catalog -b $(OPM_IMAGE) -i $(OPM_IMAGE)
 	$(MAKE) catalog-validate
@@ -169,7 +186,7 @@ demo: cluster-tools ## Start a local cluster with OLM, install the operator from
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: cluster-tools ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
+test-e2e: cluster-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 
 ##@ Deployment
@@ -206,12 +223,15 @@ KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
 KUBERNETES_MINOR_VERSION := 1.$(KUBERNETES_MINOR)
 OPM_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-registry" {print $$2; exit}' hack/tools/opm/go.mod)
 OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
+OPERATOR_SDK_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-sdk" {print $$2; exit}' hack/tools/operator-sdk/go.mod)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBECTL ?= $(LOCALBIN)/kubectl
 OPM ?= $(LOCALBIN)/opm
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 KWOK ?= $(LOCALBIN)/kwok
 OLM_OPERATOR ?= $(LOCALBIN)/olm
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
@@ -250,6 +270,23 @@ opm: $(OPM) ## Build opm (operator-registry) from its tools module.
 $(OPM): hack/tools/opm/go.mod hack/tools/opm/go.sum | $(LOCALBIN)
 	@echo "Building opm $(OPM_VERSION) from Go modules (one-time)"
 	cd hack/tools/opm && go build -tags json1,containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-registry/cmd/opm
+
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI from its tools module.
+$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum | $(LOCALBIN)
+	@echo "Building operator-sdk $(OPERATOR_SDK_VERSION) from Go modules (one-time)"
+	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp -ldflags "-s -w \
+		-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION) \
+		-X github.com/operator-framework/operator-sdk/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
+		-X github.com/operator-framework/operator-sdk/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
+		-X github.com/operator-framework/operator-sdk/internal/version.KubernetesVersion=$(KUBERNETES_VERSION)" \
+		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
+
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program (statically linked) from the operator-sdk tools module.
+$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum | $(LOCALBIN)
+	@echo "Building scorecard-test $(OPERATOR_SDK_VERSION) from Go modules (one-time)"
+	cd hack/tools/operator-sdk && CGO_ENABLED=0 go build -tags containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
 
 .PHONY: cluster-tools
 cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~8 minutes on a cold machine).

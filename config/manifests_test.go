@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/operator-framework/api/pkg/manifests"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -143,4 +145,47 @@ func TestBundleBindsReconcilerRulesPerNamespace(t *testing.T) {
 	g.Expect(bindings("manifests", "RoleBinding")).To(ContainElement("foo-operator-manager-rolebinding"))
 	g.Expect(bindings("manifests", "ClusterRoleBinding")).NotTo(ContainElement("foo-operator-manager-rolebinding"))
 	g.Expect(bindings("default", "ClusterRoleBinding")).To(ContainElement("foo-operator-manager-rolebinding"))
+}
+
+// TestBundleCSV checks what `make bundle` (operator-sdk generate bundle) makes of the CSV
+// base and config/: the content OperatorHub shows, the install modes, and RBAC that is
+// cluster-wide only where it must be.
+func TestBundleCSV(t *testing.T) {
+	g := NewWithT(t)
+	b, err := manifests.GetBundleFromDir("../bundle")
+	g.Expect(err).NotTo(HaveOccurred())
+	csv := b.CSV
+	g.Expect(csv.Name).To(Equal("foo-operator.v0.1.0"))
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Seamless Upgrades"))
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("createdAt", "2026-11-22T00:00:00Z"), "make bundle pins createdAt to CREATED_AT")
+	g.Expect(csv.Spec.Description).To(ContainSubstring("## Prerequisites"))
+	g.Expect(csv.Spec.Icon).To(HaveLen(1))
+	for _, m := range csv.Spec.InstallModes {
+		g.Expect(m.Supported).To(BeTrue(), string(m.Type))
+	}
+	g.Expect(csv.Spec.InstallModes).To(HaveLen(4))
+	g.Expect(csv.Spec.RelatedImages).To(ContainElement(
+		operatorsv1alpha1.RelatedImage{Name: "nginx", Image: controllers.DefaultOperandImage}))
+	owned := csv.Spec.CustomResourceDefinitions.Owned
+	g.Expect(owned).To(HaveLen(1))
+	g.Expect(owned[0].SpecDescriptors).To(HaveLen(3), "one per spec field, from the +operator-sdk:csv markers")
+	g.Expect(owned[0].StatusDescriptors).To(HaveLen(7), "one per status field, from the +operator-sdk:csv markers")
+
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	env := strategy.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Env
+	g.Expect(env).To(ContainElement(HaveField("ValueFrom.FieldRef.FieldPath", "metadata.annotations['olm.targetNamespaces']")))
+	// Cluster-wide: only the metrics endpoint's TokenReviews and SubjectAccessReviews.
+	var clusterResources, namespacedResources []string
+	for _, p := range strategy.ClusterPermissions {
+		for _, r := range p.Rules {
+			clusterResources = append(clusterResources, r.Resources...)
+		}
+	}
+	for _, p := range strategy.Permissions {
+		for _, r := range p.Rules {
+			namespacedResources = append(namespacedResources, r.Resources...)
+		}
+	}
+	g.Expect(clusterResources).To(ConsistOf("tokenreviews", "subjectaccessreviews"))
+	g.Expect(namespacedResources).To(ContainElements("deployments", "events", "foos", "foos/status", "foos/finalizers", "leases"))
 }

@@ -30,6 +30,7 @@ type FooSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="deploymentName must be a valid Deployment name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (for example \"example-foo\")"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Deployment Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	DeploymentName string `json:"deploymentName"`
 
 	// replicas is the number of nginx pods the Deployment runs. Defaults to 1; 0 scales the
@@ -39,6 +40,7 @@ type FooSpec struct {
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// image is the container image the Deployment runs, for example
@@ -49,6 +51,7 @@ type FooSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)([.][a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$')",message="image must be a container image reference such as \"registry.example.com/nginx:1.28.0\" or \"nginx@sha256:<digest>\": no spaces, lowercase repository path, optional tag and digest"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Image string `json:"image,omitempty"`
 }
 
@@ -58,31 +61,37 @@ type FooStatus struct {
 	// observedGeneration is the metadata.generation of the Foo that the operator last
 	// reconciled successfully.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// deploymentName is the name of the Deployment this Foo currently owns. It is empty
 	// while the Foo owns none, for example while the name is taken by another object.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Deployment",xDescriptors={"urn:alm:descriptor:io.kubernetes:apps:v1:Deployment"}
 	DeploymentName string `json:"deploymentName,omitempty"`
 
 	// replicas is the number of pods of the owned Deployment (status.replicas of the
 	// Deployment). It is the status replica count of the scale subresource.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Replicas",xDescriptors={"urn:alm:descriptor:text"}
 	Replicas int32 `json:"replicas,omitempty"`
 
 	// readyReplicas is the number of ready pods of the owned Deployment.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:text"}
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
 
 	// availableReplicas is the number of available pods of the owned Deployment (ready for
 	// at least minReadySeconds), as reported by kubernetes/sample-controller.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Available Replicas",xDescriptors={"urn:alm:descriptor:text"}
 	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
 
 	// selector is the label selector of the pods of the owned Deployment, in string form
 	// ("app=nginx,controller=example-foo"). A HorizontalPodAutoscaler targeting the Foo uses
 	// it through the scale subresource.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
 	Selector string `json:"selector,omitempty"`
 
 	// conditions describe the Foo's state: Ready (a summary), Available, Progressing and
@@ -90,6 +99,7 @@ type FooStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -104,6 +114,7 @@ type FooStatus struct {
 // +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.availableReplicas`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +operator-sdk:csv:customresourcedefinitions:displayName="Foo",resources={{Deployment,v1,""},{ReplicaSet,v1,""},{Pod,v1,""},{Event,v1,""}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: the operator uses the Foo's name as a label value on its Deployment and pods"
 type Foo struct {
 	metav1.TypeMeta   `json:",inline"`

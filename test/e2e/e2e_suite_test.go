@@ -58,7 +58,6 @@ var (
 	k8s        client.Client
 	clientset  *kubernetes.Clientset
 	work       string // the suite's scratch directory
-	olmTool    string // hack/olm, built once
 	managerBin string // the operator, built once
 )
 
@@ -71,11 +70,9 @@ func TestE2E(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	work = GinkgoT().TempDir()
-	By("building the operator and hack/olm")
+	By("building the operator")
 	managerBin = filepath.Join(work, "manager")
-	olmTool = filepath.Join(work, "olm")
 	run(root, "go", "build", "-o", managerBin, ".")
-	run(root, "go", "build", "-o", olmTool, "./hack/olm")
 
 	By("starting a local cluster and OLM of the suite's own, apart from a `make demo` one")
 	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())

@@ -22,9 +22,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,33 +71,21 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 	)
 
 	BeforeAll(func() {
-		By("rendering catalogs: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
+		By("generating bundle v0.2.0 with operator-sdk, with a newer operand")
 		bundleV2 := filepath.Join(work, "bundle-v0.2.0")
-		run(root, olmTool, "bundle", "--version=0.2.0", "--replaces="+csvV1, "--channels=candidate,stable",
-			"--default-channel=stable", "--created-at=2026-11-23T00:00:00Z",
-			"--output-dir="+bundleV2, "--dockerfile="+filepath.Join(bundleV2, "bundle.Dockerfile"))
+		generateBundle("0.2.0", bundleV2)
 		// v0.2.0 ships a newer operand (its RELATED_IMAGE_NGINX and relatedImages).
 		csvV2File := filepath.Join(bundleV2, "manifests", "foo-operator.clusterserviceversion.yaml")
 		raw, err := os.ReadFile(csvV2File)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
 		Expect(os.WriteFile(csvV2File, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
-		catalogV1 = filepath.Join(work, "catalog-v1")
-		catalogV2 = filepath.Join(work, "catalog-v2")
-		opm := filepath.Join(root, "bin", "opm")
+
+		By("rendering catalogs with opm: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
 		// No bundle image: OLM installs from the catalog's inline objects (simulated pods
 		// cannot run a bundle-unpack Job).
-		for _, c := range []struct{ dir, bundle string }{
-			{catalogV1, "bundle"}, {catalogV2, "bundle"}, {catalogV2, bundleV2},
-		} {
-			bundle := c.bundle
-			if !filepath.IsAbs(bundle) {
-				bundle = filepath.Join(root, bundle)
-			}
-			run(root, olmTool, "catalog", "--opm="+opm, "--bundle-dir="+bundle, "--catalog-dir="+filepath.Join(c.dir, pkgName),
-				"--bundle-image=", "--channels=candidate,stable", "--default-channel=stable")
-		}
-		run(root, opm, "validate", catalogV2)
+		catalogV1 = renderCatalog("catalog-v1", map[string]string{csvV1: filepath.Join(root, "bundle")})
+		catalogV2 = renderCatalog("catalog-v2", map[string]string{csvV1: filepath.Join(root, "bundle"), csvV2: bundleV2})
 
 		By("serving catalog v1 with opm and registering it as a grpc CatalogSource")
 		serveCatalog("catalog-v1", catalogV1)
@@ -314,6 +304,56 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		}).Should(Succeed())
 	})
 })
+
+// generateBundle generates the bundle of version from config/manifests into dir, as make
+// bundle does.
+func generateBundle(version, dir string) {
+	GinkgoHelper()
+	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+	manifests := run(root, filepath.Join(root, "bin", "kustomize"), "build", filepath.Join(root, "config", "manifests"))
+	// In dir: operator-sdk also writes bundle.Dockerfile to the working directory.
+	cmd := exec.Command(filepath.Join(root, "bin", "operator-sdk"), "generate", "bundle", "-q", "--overwrite",
+		"--package", pkgName, "--version", version, "--channels=candidate,stable", "--default-channel=stable", "--output-dir", dir)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(manifests)
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "operator-sdk generate bundle: %s", out)
+	run(root, filepath.Join(root, "bin", "operator-sdk"), "bundle", "validate", dir)
+}
+
+// renderCatalog writes a file-based catalog of the package with opm: the committed package
+// blob, each bundle by CSV name (rendered from its directory, so with no image), and the
+// channels candidate and stable, each bundle replacing the one before. It returns the
+// catalog's directory.
+func renderCatalog(name string, bundles map[string]string) string {
+	GinkgoHelper()
+	dir := filepath.Join(work, name)
+	pkgDir := filepath.Join(dir, pkgName)
+	Expect(os.MkdirAll(pkgDir, 0o755)).To(Succeed())
+	opm := filepath.Join(root, "bin", "opm")
+	pkg, err := os.ReadFile(filepath.Join(root, "catalog", pkgName, "package.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(filepath.Join(pkgDir, "package.yaml"), pkg, 0o644)).To(Succeed())
+
+	names := slices.Sorted(maps.Keys(bundles))
+	var channels strings.Builder
+	for _, channel := range []string{"candidate", "stable"} {
+		fmt.Fprintf(&channels, "---\nschema: olm.channel\npackage: %s\nname: %s\nentries:\n", pkgName, channel)
+		for i, csv := range names {
+			fmt.Fprintf(&channels, "- name: %s\n", csv)
+			if i > 0 {
+				fmt.Fprintf(&channels, "  replaces: %s\n", names[i-1])
+			}
+		}
+	}
+	Expect(os.WriteFile(filepath.Join(pkgDir, "channels.yaml"), []byte(channels.String()), 0o644)).To(Succeed())
+	for _, csv := range names {
+		rendered := run(root, opm, "render", bundles[csv], "--output=yaml")
+		Expect(os.WriteFile(filepath.Join(pkgDir, csv+".yaml"), []byte(rendered), 0o644)).To(Succeed())
+	}
+	run(root, opm, "validate", dir)
+	return dir
+}
 
 // subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.
 func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV string) {
