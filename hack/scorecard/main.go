@@ -49,7 +49,7 @@ func main() {
 	}
 	list, err := run(*program, dir)
 	if err == nil {
-		err = print(list, *output)
+		err = printList(list, *output)
 	}
 	if err == nil {
 		err = verdict(list)
@@ -143,7 +143,7 @@ func runTest(root string, spec scapiv1alpha3.TestConfiguration) (scapiv1alpha3.T
 	return status, nil
 }
 
-func print(list scapiv1alpha3.TestList, output string) error {
+func printList(list scapiv1alpha3.TestList, output string) error {
 	switch output {
 	case "json":
 		raw, err := json.MarshalIndent(list, "", "  ")
