@@ -371,9 +371,14 @@ var _ = Describe("Foo reconciler", func() {
 		}).Should(Succeed())
 
 		// The first Foo goes and (as the garbage collector would) its Deployment with it:
-		// the second Foo takes the name.
+		// the second Foo takes the name. The Deployment goes once the operator has seen the
+		// Foo go: before, a reconcile of the cached Foo may create it again, which the
+		// garbage collector (absent in envtest) would delete again.
 		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, owned)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(mgrCache.Get(ctx, client.ObjectKeyFromObject(first), &samplev1alpha1.Foo{}))
+		}).Should(BeTrue())
+		Expect(k8sClient.Delete(ctx, getDeployment(Default, ns, "shared"))).To(Succeed())
 		Eventually(func(g Gomega) {
 			d := getDeployment(g, ns, "shared")
 			expectControlledByG(g, d, second)
