@@ -189,6 +189,18 @@ demo-down: cluster-down ## Remove everything make demo started.
 test-e2e: cluster-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 
+##@ Benchmarks
+
+# BENCH_N are the numbers of Foos make bench measures; BENCH_IDLE how long it watches idle writes.
+BENCH_N ?= 100,500,2000
+BENCH_IDLE ?= 60s
+
+.PHONY: bench
+bench: cluster-tools sample-controller ## Measure the operator against kubernetes/sample-controller and a bare client on fresh local clusters; writes docs/benchmarks.md and .svg.
+	go build -o $(LOCALBIN)/manager .
+	cd hack/bench && go build -o $(LOCALBIN)/bench .
+	$(LOCALBIN)/bench -n $(BENCH_N) -idle $(BENCH_IDLE) -out docs/benchmarks.md
+
 ##@ Deployment
 
 .PHONY: install
@@ -287,6 +299,14 @@ scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program (statica
 $(SCORECARD_TEST): hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum | $(LOCALBIN)
 	@echo "Building scorecard-test $(OPERATOR_SDK_VERSION) from Go modules (one-time)"
 	cd hack/tools/operator-sdk && CGO_ENABLED=0 go build -tags containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
+
+.PHONY: sample-controller
+sample-controller: $(LOCALBIN)/sample-controller ## Build kubernetes/sample-controller (and copy its CRD) for make bench.
+$(LOCALBIN)/sample-controller: hack/tools/sample-controller/go.mod hack/tools/sample-controller/go.sum | $(LOCALBIN)
+	@echo "Building kubernetes/sample-controller from Go modules (one-time)"
+	cd hack/tools/sample-controller && go build -ldflags "-s -w" -o $@ k8s.io/sample-controller
+	cp "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
+	chmod u+w $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: cluster-tools
 cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~8 minutes on a cold machine).

@@ -22,8 +22,9 @@ up() {
 		"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1 || true
 	else
 		# hack/kwokctl.yaml: the admission plugins of production clusters.
+		# LOCAL_CLUSTER_AUDIT_POLICY: an audit policy file for kube-apiserver (make bench).
 		"$bin/kwokctl" create cluster --name "$cluster" --runtime binary \
-			--config "$root/hack/kwokctl.yaml" \
+			--config "$root/hack/kwokctl.yaml" ${LOCAL_CLUSTER_AUDIT_POLICY:+--kube-audit-policy "$LOCAL_CLUSTER_AUDIT_POLICY"} \
 			--kube-apiserver-binary "$bin/k8s/kube-apiserver" \
 			--kube-controller-manager-binary "$bin/k8s/kube-controller-manager" \
 			--kube-scheduler-binary "$bin/k8s/kube-scheduler" \
@@ -48,8 +49,8 @@ metadata:
 spec:
   taints: []
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
-  capacity: {cpu: "32", memory: 256Gi, pods: "110"}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
+  capacity: {cpu: "32", memory: 256Gi, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
 NODE
 	"${kubectl[@]}" wait --for=condition=Ready node/kwok-node-0 --timeout=60s >/dev/null
 	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"

@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+)
+
+const bareClientUserAgent = "bench-bare-client"
+
+// runBareClient is the limit the operator is measured against: it makes only the writes
+// that converging Foos needs — create each Deployment, set its replicas when the Foo's
+// change, write a Foo's status when its available replicas change — with the client
+// settings controller-runtime gives the operator (20 requests per second, bursts of 30)
+// and the operator's two workers. It has none of the operator's checks.
+func runBareClient(args []string) error {
+	fs := flag.NewFlagSet("bare-client", flag.ExitOnError)
+	kubeconfig := fs.String("kubeconfig", "", "the cluster")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.UserAgent, cfg.QPS, cfg.Burst = bareClientUserAgent, 20, 30
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	fooGVR := schema.GroupVersionResource{Group: "samplecontroller.example.com", Version: "v1alpha1", Resource: "foos"}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	fooInformer := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0).ForResource(fooGVR).Informer()
+	kubeInformers := informers.NewSharedInformerFactory(kube, 0)
+	deployments := kubeInformers.Apps().V1().Deployments()
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	enqueue := func(obj any) {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			queue.Add(key)
+		}
+	}
+	_, _ = fooInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }})
+	_, _ = deployments.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, // Deployments are named after their Foo here
+	})
+	go fooInformer.Run(ctx.Done())
+	kubeInformers.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), fooInformer.HasSynced, deployments.Informer().HasSynced) {
+		return fmt.Errorf("caches did not sync")
+	}
+
+	sync := func(key string) error {
+		obj, exists, err := fooInformer.GetStore().GetByKey(key)
+		if err != nil || !exists {
+			return err
+		}
+		foo := obj.(*unstructured.Unstructured)
+		name, _, _ := unstructured.NestedString(foo.Object, "spec", "deploymentName")
+		replicas, _, _ := unstructured.NestedInt64(foo.Object, "spec", "replicas")
+		d, err := deployments.Lister().Deployments(foo.GetNamespace()).Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = kube.AppsV1().Deployments(foo.GetNamespace()).Create(ctx, deploymentFor(foo, name, int32(replicas)), metav1.CreateOptions{})
+			return err
+		case err != nil:
+			return err
+		case ptr.Deref(d.Spec.Replicas, 1) != int32(replicas):
+			patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
+			_, err = kube.AppsV1().Deployments(d.Namespace).Patch(ctx, d.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		}
+		available, _, _ := unstructured.NestedInt64(foo.Object, "status", "availableReplicas")
+		if int64(d.Status.AvailableReplicas) == available || d.Status.AvailableReplicas != int32(replicas) {
+			return nil
+		}
+		patch := fmt.Appendf(nil, `{"status":{"availableReplicas":%d}}`, d.Status.AvailableReplicas)
+		_, err = dyn.Resource(fooGVR).Namespace(foo.GetNamespace()).Patch(ctx, foo.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		return err
+	}
+	for range 2 {
+		go func() {
+			for {
+				key, shutdown := queue.Get()
+				if shutdown {
+					return
+				}
+				if err := sync(key); err != nil {
+					queue.AddRateLimited(key)
+				} else {
+					queue.Forget(key)
+				}
+				queue.Done(key)
+			}
+		}()
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	return nil
+}
+
+// deploymentFor is the nginx Deployment of a Foo: sample-controller's.
+func deploymentFor(foo *unstructured.Unstructured, name string, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": "nginx", "controller": foo.GetName()}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: foo.GetNamespace(),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(foo, foo.GroupVersionKind())},
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}},
+			},
+		},
+	}
+}

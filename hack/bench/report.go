@@ -1,0 +1,170 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// report writes the Markdown tables of runs to path, the plots beside it, and the tables
+// to standard output.
+func report(runs []result, path string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine())
+	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager); ")
+	fmt.Fprintf(&b, "write requests are counted from kube-apiserver's audit log by user agent. ")
+	fmt.Fprintf(&b, "The bare client makes only the writes converging needs (create each Deployment, set its replicas, one status write per change).\n\n")
+	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
+
+	var ns []int
+	for _, r := range runs {
+		if !slices.Contains(ns, r.n) {
+			ns = append(ns, r.n)
+		}
+	}
+	for _, n := range ns {
+		var row []result
+		for _, r := range runs {
+			if r.n == n {
+				row = append(row, r)
+			}
+		}
+		fmt.Fprintf(&b, "## %d Foos\n\n| | %s |\n|---|%s\n", n, strings.Join(names(row), " | "), strings.Repeat("---|", len(row)))
+		line := func(label string, f func(r result) string) {
+			cells := make([]string, len(row))
+			for i, r := range row {
+				cells[i] = f(r)
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", label, strings.Join(cells, " | "))
+		}
+		line("B1 converge (all Foos report 1 available replica)", func(r result) string { return r.converge.Round(100 * time.Millisecond).String() })
+		line("B2 writes per Foo to converge", func(r result) string { return perFoo(r.convergeWrites, r.n) })
+		line("B3 writes while idle", func(r result) string { return fmt.Sprintf("%d in %v", total(r.idleWrites), r.idle) })
+		line("B6 RSS after convergence", func(r result) string { return fmt.Sprintf("%d MiB", r.rssBytes>>20) })
+		line("B9 scale every Foo 1 → 2", func(r result) string { return r.scale.Round(100 * time.Millisecond).String() })
+		line("B9 writes per Foo to scale", func(r result) string { return perFoo(r.scaleWrites, r.n) })
+		line("kube-controller-manager writes while converging", func(r result) string { return fmt.Sprint(r.kcmWrites) })
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(b.String())
+	return plotRuns(runs, plotPath(path))
+}
+
+func names(rs []result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.contender
+	}
+	return out
+}
+
+func total(m map[string]int) int {
+	t := 0
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// perFoo is the writes per Foo, with the breakdown by verb and resource.
+func perFoo(m map[string]int, n int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.2f", k, float64(m[k])/float64(n))
+	}
+	return fmt.Sprintf("**%.2f** (%s)", float64(total(m))/float64(n), strings.Join(parts, ", "))
+}
+
+func machine() string {
+	facts := []string{fmt.Sprintf("%d CPUs", runtime.NumCPU()), runtime.Version()}
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		first, _, _ := strings.Cut(string(raw), "\n")
+		facts = append(facts, strings.Join(strings.Fields(first), " "))
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		facts = append(facts, "commit "+strings.TrimSpace(string(out)))
+	}
+	return strings.Join(facts, ", ")
+}
+
+func plotPath(md string) string { return strings.TrimSuffix(md, filepath.Ext(md)) + ".svg" }
+
+// plotRuns draws convergence time and RSS against the number of Foos, one line per contender.
+func plotRuns(runs []result, path string) error {
+	byContender := map[string][]result{}
+	var order []string
+	for _, r := range runs {
+		if _, ok := byContender[r.contender]; !ok {
+			order = append(order, r.contender)
+		}
+		byContender[r.contender] = append(byContender[r.contender], r)
+	}
+	panel := func(title, y string, value func(result) float64) (*plot.Plot, error) {
+		p := plot.New()
+		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "Foos", y
+		var lines []any
+		for _, name := range order {
+			pts := make(plotter.XYs, len(byContender[name]))
+			for i, r := range byContender[name] {
+				pts[i] = plotter.XY{X: float64(r.n), Y: value(r)}
+			}
+			lines = append(lines, name, pts)
+		}
+		return p, plotutil.AddLinePoints(p, lines...)
+	}
+	converge, err := panel("B1 convergence", "seconds", func(r result) float64 { return r.converge.Seconds() })
+	if err != nil {
+		return err
+	}
+	mem, err := panel("B6 RSS after convergence", "MiB", func(r result) float64 { return float64(r.rssBytes) / (1 << 20) })
+	if err != nil {
+		return err
+	}
+	img := vgsvg.New(12*vg.Inch, 4.5*vg.Inch)
+	canvases := plot.Align([][]*plot.Plot{{converge, mem}}, draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter}, draw.New(img))
+	converge.Draw(canvases[0][0])
+	mem.Draw(canvases[0][1])
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = img.WriteTo(f)
+	return err
+}
