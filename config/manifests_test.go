@@ -90,6 +90,11 @@ func TestManagerDeployment(t *testing.T) {
 	g.Expect(c.Image).To(Equal("quay.io/example/foo-operator:v0.1.0"))
 	// The default operand image is pinned and the same in the manifest and in the code.
 	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "RELATED_IMAGE_NGINX", Value: controllers.DefaultOperandImage}))
+	// The Go runtime's soft memory limit is the container's.
+	g.Expect(c.Env).To(ContainElement(SatisfyAll(
+		HaveField("Name", "GOMEMLIMIT"),
+		HaveField("ValueFrom.ResourceFieldRef.Resource", "limits.memory"),
+	)))
 	g.Expect(controllers.DefaultOperandImage).NotTo(HaveSuffix(":latest"))
 }
 

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -272,9 +273,19 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 
 // upgradeOwnership moves the fields the operator owns in live through Update operations
 // (the create of an operator version before 0.2.0) into its apply entry, so that the
-// apply that follows prunes what the operator no longer sets. The patch carries live's
-// resourceVersion: it fails rather than overwrite newer managedFields.
+// apply that follows prunes what the operator no longer sets. The patch replaces all
+// managedFields, so it is computed from the stored Deployment (the cache keeps only the
+// operator's entries), and carries its resourceVersion: it fails rather than overwrite
+// newer managedFields.
 func (r *FooReconciler) upgradeOwnership(ctx context.Context, live *appsv1.Deployment) error {
+	if !slices.ContainsFunc(live.ManagedFields, legacyEntry) {
+		return nil
+	}
+	stored := &appsv1.Deployment{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(live), stored); err != nil {
+		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", klog.KObj(live), err)}
+	}
+	live = stored
 	patch, err := ownershipUpgrade(live)
 	if err != nil || patch == nil {
 		return err
@@ -390,12 +401,18 @@ func indexDeploymentController(o client.Object) []string {
 }
 
 // CacheOptions configures the manager's cache: it watches the given namespaces (all when
-// none are given) and holds only the Deployments the operator manages, so its memory does
-// not grow with the cluster's other Deployments.
+// none are given), holds only the Deployments the operator manages, so its memory does not
+// grow with the cluster's other Deployments, and drops the managedFields it never reads:
+// all of a Foo's, and those of other field managers on a Deployment (drift is judged on
+// the operator's own entries).
 func CacheOptions(namespaces []string) cache.Options {
 	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: {Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue})},
+			&appsv1.Deployment{}: {
+				Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
+				Transform: keepOwnManagedFields,
+			},
+			&samplev1alpha1.Foo{}: {Transform: cache.TransformStripManagedFields()},
 		},
 	}
 	if len(namespaces) > 0 {
@@ -405,6 +422,16 @@ func CacheOptions(namespaces []string) cache.Options {
 		}
 	}
 	return opts
+}
+
+// keepOwnManagedFields is the cache transform of Deployments: it keeps only the
+// managedFields entries of FieldManager.
+func keepOwnManagedFields(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		own := slices.DeleteFunc(o.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool { return e.Manager != FieldManager })
+		o.SetManagedFields(own)
+	}
+	return obj, nil
 }
 
 // reasonError is an error that makes a Foo Degraded for the given reason.

@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -154,6 +155,12 @@ func drifted(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deploy
 		return false, fmt.Errorf("extract the fields the operator owns in Deployment %s: %w", klog.KObj(live), err)
 	}
 	return !equality.Semantic.DeepEqual(owned, desired), nil
+}
+
+// legacyEntry reports whether a managedFields entry records fields the operator set with
+// an Update (a create of a version before 0.2.0) rather than an apply.
+func legacyEntry(e metav1.ManagedFieldsEntry) bool {
+	return e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == ""
 }
 
 // ownershipUpgrade is the JSON patch that moves the fields the operator owns through
