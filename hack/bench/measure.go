@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -80,10 +81,13 @@ type result struct {
 	// converge and scale are the times until every Foo reported all its replicas available,
 	// after the Foos were created and after each was scaled from 1 to 2.
 	converge, scale time.Duration
-	// convergeWrites, idleWrites and scaleWrites count the contender's write requests in each
-	// phase, by "verb resource[/subresource]".
-	convergeWrites, idleWrites, scaleWrites map[string]int
-	idle                                    time.Duration
+	// drift is the time until every Deployment was set back to its Foo's replicas after
+	// someone else changed them.
+	drift time.Duration
+	// convergeWrites, idleWrites, scaleWrites and driftWrites count the contender's write
+	// requests in each phase, by "verb resource[/subresource]".
+	convergeWrites, idleWrites, scaleWrites, driftWrites map[string]int
+	idle                                                 time.Duration
 	// rssBytes is the contender's resident memory once converged.
 	rssBytes int64
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
@@ -176,6 +180,12 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 		return r, err
 	}
 	scaled := time.Now()
+
+	progress("%s, %d Foos: someone scales every Deployment to 3 replicas", c.name, n)
+	if r.drift, err = driftReplicas(ctx, kubeconfig, n); err != nil {
+		return r, err
+	}
+	drifted := time.Now()
 	// The audit log is written asynchronously: let it catch up.
 	time.Sleep(2 * time.Second)
 
@@ -186,11 +196,51 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	r.convergeWrites = writes.count(c.userAgent, began, converged)
 	r.idleWrites = writes.count(c.userAgent, converged, idleEnd)
 	r.scaleWrites = writes.count(c.userAgent, idleEnd, scaled)
+	r.driftWrites = writes.count(c.userAgent, scaled, drifted)
 	for _, v := range writes.count("kube-controller-manager/", began, converged) {
 		r.kcmWrites += v
 	}
 	progress("%s, %d Foos: scaled in %v; RSS %d MiB", c.name, n, r.scale.Round(100*time.Millisecond), r.rssBytes>>20)
 	return r, nil
+}
+
+// driftReplicas changes the replicas of every Foo's Deployment from 2 to 3, as another
+// actor would, and returns the time until all are 2 again.
+func driftReplicas(ctx context.Context, kubeconfig string, n int) (time.Duration, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return 0, err
+	}
+	cfg.UserAgent, cfg.QPS, cfg.Burst = driverUserAgent, 500, 1000
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	patch := []byte(`{"spec":{"replicas":3}}`)
+	if err := parallel(n, func(i int) error {
+		_, err := kube.AppsV1().Deployments(namespace).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("change Deployments: %w", err)
+	}
+	for time.Since(began) < 30*time.Minute {
+		list, err := kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return 0, err
+		}
+		back := 0
+		for _, d := range list.Items {
+			if d.Spec.Replicas != nil && *d.Spec.Replicas == 2 {
+				back++
+			}
+		}
+		if back == n {
+			return time.Since(began), nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("the Deployments were not set back to 2 replicas within 30 minutes")
 }
 
 // script runs hack/local-cluster.sh with env.

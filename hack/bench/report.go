@@ -71,6 +71,8 @@ func report(runs []result, path string) error {
 		line("B6 RSS after convergence", func(r result) string { return fmt.Sprintf("%d MiB", r.rssBytes>>20) })
 		line("B9 scale every Foo 1 → 2", func(r result) string { return r.scale.Round(100 * time.Millisecond).String() })
 		line("B9 writes per Foo to scale", func(r result) string { return perFoo(r.scaleWrites, r.n) })
+		line("B8 someone scales every Deployment 2 → 3: time until set back", func(r result) string { return r.drift.Round(100 * time.Millisecond).String() })
+		line("B8 corrective writes per Foo", func(r result) string { return perFoo(r.driftWrites, r.n) })
 		line("kube-controller-manager writes while converging", func(r result) string { return fmt.Sprint(r.kcmWrites) })
 		b.WriteString("\n")
 	}
