@@ -299,7 +299,7 @@ func parallel(n int, f func(int) error) error {
 			for i := range next {
 				if err := f(i); err != nil {
 					mu.Lock()
-					first = cmp(first, err)
+					first = firstErr(first, err)
 					mu.Unlock()
 				}
 			}
@@ -313,7 +313,7 @@ func parallel(n int, f func(int) error) error {
 	return first
 }
 
-func cmp(a, b error) error {
+func firstErr(a, b error) error {
 	if a != nil {
 		return a
 	}
