@@ -359,6 +359,13 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		return fmt.Errorf("index Foos by deploymentName: %w", err)
 	}
 
+	// client-go's workqueue, not controller-runtime's priority queue: in v0.23.3 the priority
+	// queue can deadlock on shutdown (a ready item handed to a worker that already left on
+	// ShutDown blocks the queue's lock; kubernetes-sigs/controller-runtime#3538, fixed by
+	// #3540), which stalls SIGTERM for the whole graceful-shutdown period. Seen here in the
+	// envtest suite. Drop this with a controller-runtime release that has the fix.
+	opts.UsePriorityQueue = ptr.To(false)
+
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("foo").
 		// Every change of a Foo, its status included, is reconciled: a status write based on
