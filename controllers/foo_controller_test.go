@@ -443,12 +443,7 @@ var _ = Describe("Foo reconciler", func() {
 		created := map[string]string{"operation": "create"}
 		readyBefore, createdBefore := gauge(Default, "foo_operator_foos", ready), gauge(Default, "foo_operator_deployment_writes_total", created)
 
-		foo := create(ctx, newFoo("metrics", withNamespace(ns)))
-		eventuallyDeployment(ns, foo.Spec.DeploymentName)
-		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 1, true)
-		Eventually(func(g Gomega) {
-			g.Expect(meta.IsStatusConditionTrue(getFoo(g, foo).Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
-		}).Should(Succeed())
+		converged(ctx, newFoo("metrics", withNamespace(ns)))
 
 		// The other specs' Foos are gone, from the cache too: only this one changes the figures.
 		Eventually(func(g Gomega) {

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -145,12 +146,16 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 // FieldManager. What only other actors own (a volume or sidecar a policy engine adds, their
 // labels, annotations and ownerReferences, server defaults) is not compared, so a neighbour
 // changing the Deployment causes no write.
+// A Deployment created by a version before 0.2.0 is judged as if its fields were already
+// moved to the apply entry; only then is it copied, to move them in memory.
 func drifted(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
-	upgraded := live.DeepCopy()
-	if err := csaupgrade.UpgradeManagedFields(upgraded, sets.New(FieldManager), FieldManager); err != nil {
-		return false, fmt.Errorf("read the field ownership of Deployment %s: %w", klog.KObj(live), err)
+	if slices.ContainsFunc(live.ManagedFields, legacyEntry) {
+		live = live.DeepCopy()
+		if err := csaupgrade.UpgradeManagedFields(live, sets.New(FieldManager), FieldManager); err != nil {
+			return false, fmt.Errorf("read the field ownership of Deployment %s: %w", klog.KObj(live), err)
+		}
 	}
-	owned, err := appsv1ac.ExtractDeployment(upgraded, FieldManager)
+	owned, err := appsv1ac.ExtractDeployment(live, FieldManager)
 	if err != nil {
 		return false, fmt.Errorf("extract the fields the operator owns in Deployment %s: %w", klog.KObj(live), err)
 	}

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -207,11 +208,10 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 // driftReplicas changes the replicas of every Foo's Deployment from 2 to 3, as another
 // actor would, and returns the time until all are 2 again.
 func driftReplicas(ctx context.Context, kubeconfig string, n int) (time.Duration, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	cfg, err := driverConfig(kubeconfig)
 	if err != nil {
 		return 0, err
 	}
-	cfg.UserAgent, cfg.QPS, cfg.Burst = driverUserAgent, 500, 1000
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return 0, err
@@ -262,12 +262,22 @@ func findAuditLog(dir string) (string, error) {
 	return matches[0], nil
 }
 
-func fooClient(kubeconfig, group string) (dynamic.ResourceInterface, error) {
+// driverConfig is the client configuration of bench's own requests: its user agent, and a
+// rate that does not make the driver the bottleneck.
+func driverConfig(kubeconfig string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	cfg.UserAgent, cfg.QPS, cfg.Burst = driverUserAgent, 500, 1000
+	return cfg, nil
+}
+
+func fooClient(kubeconfig, group string) (dynamic.ResourceInterface, error) {
+	cfg, err := driverConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

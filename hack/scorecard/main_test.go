@@ -63,27 +63,27 @@ func TestCommittedBundlePassesEveryTest(t *testing.T) {
 func TestEachTestFailsItsBrokenBundle(t *testing.T) {
 	tests := []struct {
 		test    string
-		breakIt func(csv *operatorsv1alpha1.ClusterServiceVersion)
+		breakIt func(g Gomega, csv *operatorsv1alpha1.ClusterServiceVersion)
 	}{
 		// scorecard-test only suggests adding a missing spec; it fails examples it cannot read.
-		{"basic-check-spec", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
+		{"basic-check-spec", func(_ Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
 			csv.Annotations["alm-examples"] = `[{"apiVersion": "samplecontroller.example.com/v1alpha1",`
 		}},
-		{"olm-bundle-validation", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
+		{"olm-bundle-validation", func(_ Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
 			csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs = nil
 		}},
-		{"olm-crds-have-validation", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
-			editExample(csv, func(cr map[string]any) { cr["spec"].(map[string]any)["colour"] = "blue" })
+		{"olm-crds-have-validation", func(g Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
+			editExample(g, csv, func(cr map[string]any) { cr["spec"].(map[string]any)["colour"] = "blue" })
 		}},
-		{"olm-crds-have-resources", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
+		{"olm-crds-have-resources", func(_ Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
 			csv.Spec.CustomResourceDefinitions.Owned[0].Resources = nil
 		}},
-		{"olm-spec-descriptors", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
+		{"olm-spec-descriptors", func(_ Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
 			csv.Spec.CustomResourceDefinitions.Owned[0].SpecDescriptors = nil
 		}},
-		{"olm-status-descriptors", func(csv *operatorsv1alpha1.ClusterServiceVersion) {
+		{"olm-status-descriptors", func(g Gomega, csv *operatorsv1alpha1.ClusterServiceVersion) {
 			csv.Spec.CustomResourceDefinitions.Owned[0].StatusDescriptors = nil
-			editExample(csv, func(cr map[string]any) { cr["status"] = map[string]any{"availableReplicas": 1} })
+			editExample(g, csv, func(cr map[string]any) { cr["status"] = map[string]any{"availableReplicas": 1} })
 		}},
 	}
 	for _, tt := range tests {
@@ -91,7 +91,7 @@ func TestEachTestFailsItsBrokenBundle(t *testing.T) {
 			g := NewWithT(t)
 			dir := t.TempDir()
 			g.Expect(os.CopyFS(dir, os.DirFS(committed))).To(Succeed())
-			editCSV(g, filepath.Join(dir, csvFile), tt.breakIt)
+			editCSV(g, filepath.Join(dir, csvFile), func(csv *operatorsv1alpha1.ClusterServiceVersion) { tt.breakIt(g, csv) })
 
 			got := states(g, dir)
 			g.Expect(got).To(HaveKeyWithValue(tt.test, scapiv1alpha3.FailState))
@@ -114,15 +114,11 @@ func editCSV(g Gomega, path string, edit func(*operatorsv1alpha1.ClusterServiceV
 }
 
 // editExample changes the first alm-example.
-func editExample(csv *operatorsv1alpha1.ClusterServiceVersion, edit func(cr map[string]any)) {
+func editExample(g Gomega, csv *operatorsv1alpha1.ClusterServiceVersion, edit func(cr map[string]any)) {
 	var examples []map[string]any
-	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
-		panic(err)
-	}
+	g.Expect(json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples)).To(Succeed())
 	edit(examples[0])
 	raw, err := json.Marshal(examples)
-	if err != nil {
-		panic(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	csv.Annotations["alm-examples"] = string(raw)
 }
