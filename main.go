@@ -25,8 +25,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -86,6 +86,8 @@ func main() {
 		"How long a Foo whose Deployment name is taken by an object the operator does not manage waits before it first checks whether the name became free; later checks wait as long as the conflict has lasted.")
 	flag.DurationVar(&reconciler.MaxConflictRecheckInterval, "conflict-recheck-max-interval", controllers.DefaultMaxConflictRecheckInterval,
 		"The longest wait between two checks of a Foo whose Deployment name is taken.")
+	flag.DurationVar(&reconciler.ProgressReportDelay, "progress-report-delay", controllers.DefaultProgressReportDelay,
+		"How long after changing a Deployment the steps of its rollout are written to the Foo's status; a rollout that completes sooner is reported once.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -123,12 +125,10 @@ func main() {
 
 	ctx := ctrl.SetupSignalHandler()
 	reconciler.Client = mgr.GetClient()
-	clientset, err := kubernetes.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
-	if err != nil {
-		setupLog.Error(err, "Unable to create the Kubernetes client")
+	if reconciler.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
+		setupLog.Error(err, "Unable to create the Deployments client")
 		os.Exit(1)
 	}
-	reconciler.Deployments = clientset.AppsV1()
 	reconciler.APIReader = mgr.GetAPIReader()
 	reconciler.Recorder = mgr.GetEventRecorder("foo-operator")
 	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {

@@ -86,6 +86,11 @@ const (
 	DefaultMaxConflictRecheckInterval = 10 * time.Minute
 )
 
+// DefaultProgressReportDelay is how long after changing a Deployment the operator reports
+// the steps of its rollout: a rollout that completes sooner is reported once, when it
+// completes (see progressReportWait).
+const DefaultProgressReportDelay = 15 * time.Second
+
 // createOnly is the resourceVersion precondition that makes a server-side apply a create:
 // the API server refuses the apply with Conflict when a Deployment of that name exists,
 // because no stored object has resourceVersion 1 (etcd's first write is revision 2), and
@@ -112,6 +117,9 @@ type FooReconciler struct {
 	// conflict with a Deployment the operator does not manage is reconciled again; the
 	// Default* values when zero.
 	ConflictRecheckInterval, MaxConflictRecheckInterval time.Duration
+	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
+	// are reported in the status; DefaultProgressReportDelay when zero.
+	ProgressReportDelay time.Duration
 }
 
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos,verbs=get;list;watch
@@ -136,14 +144,14 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 
 	obs := newObservation(r.reconcileDeployments(ctx, foo))
-	status, err := r.reconcileStatus(ctx, foo, obs)
+	status, wait, err := r.reconcileStatus(ctx, foo, obs)
 	if err := errors.Join(obs.retryErr, err); err != nil {
 		return ctrl.Result{}, err
 	}
 	if obs.reason == samplev1alpha1.DeploymentConflictReason {
 		return ctrl.Result{RequeueAfter: r.conflictRecheckAfter(status, time.Now())}, nil
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: wait}, nil
 }
 
 // reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -323,6 +324,17 @@ var _ = Describe("Foo reconciler", func() {
 			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
 			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
 		}).Should(Succeed())
+	})
+
+	It("writes the status of a rollout that completes within the progress report delay once", func() {
+		before := requests.count()
+		foo := create(ctx, newFoo("quick", withNamespace(ns), withReplicas(2)))
+		eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 2, true)
+		expectReady(foo)
+
+		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/quick/status") }
+		Consistently(statusWrites, progressReportDelay+time.Second).Should(HaveLen(1), "the Foo went from no status to Ready in one write")
 	})
 
 	It("makes no write request when a reconcile has nothing to change", func() {

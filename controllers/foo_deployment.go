@@ -19,6 +19,7 @@ package controllers
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -174,4 +175,16 @@ func legacyEntry(e metav1.ManagedFieldsEntry) bool {
 // would never prune the fields such a create set.
 func ownershipUpgrade(live *appsv1.Deployment) ([]byte, error) {
 	return csaupgrade.UpgradeManagedFieldsPatch(live, sets.New(FieldManager), FieldManager)
+}
+
+// lastApplied is when the operator last changed d by server-side apply (the time of its
+// apply entry in managedFields, which the API server moves only when the apply changes
+// something); zero when it never did.
+func lastApplied(d *appsv1.Deployment) time.Time {
+	for _, e := range d.ManagedFields {
+		if e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.Time != nil {
+			return e.Time.Time
+		}
+	}
+	return time.Time{}
 }

@@ -17,10 +17,12 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -70,14 +72,20 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 
 // reconcileStatus writes the status computed from obs, only when it differs from the
 // cached one, and emits a Warning event when the Foo becomes Degraded for a new reason. It
-// returns the status the Foo has now. The write carries the cached Foo's resourceVersion:
+// returns the status the Foo has now and, when the write is deferred (progressReportWait),
+// after how long to look again. The write carries the cached Foo's resourceVersion:
 // when the stored Foo is newer, the write fails, and the newer Foo's watch event starts the
 // pass that compares with it, so a stale cache can neither skip a needed write nor
 // overwrite a newer status.
-func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (samplev1alpha1.FooStatus, error) {
-	status := computeStatus(foo, obs, metav1.Now().Rfc3339Copy())
+func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (samplev1alpha1.FooStatus, time.Duration, error) {
+	now := metav1.Now().Rfc3339Copy()
+	status := computeStatus(foo, obs, now)
 	if equality.Semantic.DeepEqual(foo.Status, status) {
-		return status, nil
+		return status, 0, nil
+	}
+	if wait := progressReportWait(obs, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
+		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
+		return foo.Status, wait, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
 	patch := client.MergeFromWithOptions(foo.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -86,9 +94,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if err := r.Status().Patch(ctx, updated, patch); err != nil {
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
-			return foo.Status, nil
+			return foo.Status, 0, nil
 		}
-		return foo.Status, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
+		return foo.Status, 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
@@ -98,7 +106,26 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		}
 		r.Recorder.Eventf(foo, related, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
 	}
-	return status, nil
+	return status, 0, nil
+}
+
+// progressReportWait is how long the write of status may wait; 0 to write it now. While
+// the Deployment rolls out a change the operator applied less than delay ago, and nothing
+// is wrong, the steps of that rollout (generation observed, pods created, pods available)
+// are not written one by one: the pass that sees the rollout complete writes the status
+// once, or, for a slower rollout, the first pass after the delay. Until then the Foo's
+// observedGeneration still names the generation its status describes, so readers know the
+// status is behind. The Deployment's status changes start the passes; the wait returned
+// starts the one at the delay.
+func progressReportWait(obs observation, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
+	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) {
+		return 0
+	}
+	applied := lastApplied(obs.deployment)
+	if applied.IsZero() {
+		return 0
+	}
+	return max(0, min(delay, applied.Add(delay).Sub(now)))
 }
 
 // warningReason is the event reason for a Degraded reason; a name conflict keeps
@@ -194,6 +221,8 @@ func rolloutConditions(obs observation) (progressing, degraded metav1.Condition)
 		waiting = fmt.Sprintf("%d of %d replicas of Deployment %s are updated", d.Status.UpdatedReplicas, replicas, d.Name)
 	case d.Status.Replicas > d.Status.UpdatedReplicas:
 		waiting = fmt.Sprintf("%d old replicas of Deployment %s are pending termination", d.Status.Replicas-d.Status.UpdatedReplicas, d.Name)
+	case d.Status.Replicas > replicas:
+		waiting = fmt.Sprintf("%d surplus replicas of Deployment %s are pending termination", d.Status.Replicas-replicas, d.Name)
 	case d.Status.AvailableReplicas < d.Status.UpdatedReplicas:
 		waiting = fmt.Sprintf("%d of %d updated replicas of Deployment %s are available", d.Status.AvailableReplicas, d.Status.UpdatedReplicas, d.Name)
 	}

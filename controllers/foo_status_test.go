@@ -156,6 +156,19 @@ func TestComputeStatus(t *testing.T) {
 			},
 		},
 		{
+			name:           "scaled down while surplus replicas terminate",
+			obs:            observation{deployment: newDeployment(foo, withRollout(3, 3, true))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  3,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "RolloutInProgress"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {T, "RolloutInProgress"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
 			name:           "progress deadline exceeded",
 			obs:            observation{deployment: newDeployment(foo, withRollout(2, 0, false), withProgressDeadlineExceeded())},
 			wantGeneration: 3,
@@ -228,4 +241,46 @@ func TestComputeStatusKeepsTransitionTimes(t *testing.T) {
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Available").LastTransitionTime).To(Equal(t2))
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Progressing").LastTransitionTime).To(Equal(t2))
 	g.Expect(meta.FindStatusCondition(done.Conditions, "Degraded").LastTransitionTime).To(Equal(t1))
+}
+
+func TestProgressReportWait(t *testing.T) {
+	foo := newFoo("a", withIdentity("uid-1", 1), withReplicas(2))
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const delay = 15 * time.Second
+	appliedAgo := func(ago time.Duration) deploymentOption {
+		return func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{
+				{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", Time: &metav1.Time{Time: now}},
+				{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, Time: &metav1.Time{Time: now.Add(-ago)}},
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		obs  observation
+		want time.Duration
+	}{
+		{name: "rollout of a change applied 5 s ago waits for the rest of the delay",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second))}, want: 10 * time.Second},
+		{name: "surplus replicas after a change applied just now wait for the whole delay",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(0), withRollout(3, 3, true))}, want: delay},
+		{name: "a rollout past the delay is written",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}},
+		{name: "a completed rollout is written",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second), withRollout(2, 2, true))}},
+		{name: "a rollout the operator did not start is written (no apply entry: pre-0.2.0 Deployment)",
+			obs: observation{deployment: newDeployment(foo)}},
+		{name: "a degraded Foo is written",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
+		{name: "a conflict is written", obs: observation{reason: samplev1alpha1.DeploymentConflictReason, message: "taken"}},
+		{name: "an API server clock ahead of the operator's waits no longer than the delay",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(-time.Minute))}, want: delay},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			status := computeStatus(foo, tt.obs, metav1.NewTime(now))
+			g.Expect(progressReportWait(tt.obs, status, now, delay)).To(Equal(tt.want))
+		})
+	}
 }

@@ -73,6 +73,9 @@ const (
 	// short so that specs waiting for a freed name stay quick.
 	conflictRecheck    = time.Second
 	maxConflictRecheck = 8 * time.Second
+	// progressReportDelay is the progress report delay in the suite: envtest runs no
+	// Deployment controller, so every rollout is reported after it.
+	progressReportDelay = 2 * time.Second
 
 	// The operator's identity, as config/default names it.
 	operatorNamespace      = "foo-operator-system"
@@ -138,6 +141,7 @@ var _ = BeforeSuite(func() {
 		DefaultImage:               testImage,
 		ConflictRecheckInterval:    conflictRecheck,
 		MaxConflictRecheckInterval: maxConflictRecheck,
+		ProgressReportDelay:        progressReportDelay,
 	}
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache())).To(Succeed())
