@@ -128,6 +128,9 @@ func runBareClient(args []string) error {
 					queue.AddRateLimited(key)
 				} else {
 					queue.Forget(key)
+					if _, isFoo, _ := fooInformer.GetStore().GetByKey(key); isFoo {
+						fmt.Println("Successfully synced", key) // counted by bench, as sample-controller's line
+					}
 				}
 				queue.Done(key)
 			}

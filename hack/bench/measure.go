@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,8 @@ import (
 	"syscall"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 )
 
 // contender is one program that converges Foos.
@@ -49,15 +53,21 @@ type contender struct {
 	userAgent string
 	// command starts it against the cluster of kubeconfig.
 	command func(kubeconfig string) *exec.Cmd
+	// passes is how many passes over a Foo (reconciles, syncs) p made since it started.
+	passes func(p *process) (int, error)
 }
+
+// operatorMetrics is where the operator serves its metrics (plain HTTP) in the benchmark.
+const operatorMetrics = "127.0.0.1:18089"
 
 var contenders = map[string]contender{
 	"operator": {
 		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		userAgent: "manager/",
 		command: func(kubeconfig string) *exec.Cmd {
-			return exec.Command("bin/manager", "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0")
+			return exec.Command("bin/manager", "--kubeconfig="+kubeconfig, "--metrics-bind-address="+operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0")
 		},
+		passes: func(*process) (int, error) { return reconciles("http://" + operatorMetrics + "/metrics") },
 	},
 	"sample-controller": {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
@@ -65,6 +75,7 @@ var contenders = map[string]contender{
 		command: func(kubeconfig string) *exec.Cmd {
 			return exec.Command("bin/sample-controller", "-kubeconfig="+kubeconfig)
 		},
+		passes: syncedLines,
 	},
 	"bare-client": {
 		name: "bare client", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
@@ -72,6 +83,7 @@ var contenders = map[string]contender{
 		command: func(kubeconfig string) *exec.Cmd {
 			return exec.Command(os.Args[0], "bare-client", "-kubeconfig="+kubeconfig)
 		},
+		passes: syncedLines,
 	},
 }
 
@@ -80,17 +92,26 @@ type result struct {
 	contender string
 	n         int
 	// converge and scale are the times until every Foo reported all its replicas available,
-	// after the Foos were created and after each was scaled from 1 to 2.
-	converge, scale time.Duration
+	// after the Foos were created and after each was scaled from 1 to 2; convergeOwn and
+	// scaleOwn the times until every Deployment had the replicas of its Foo (the
+	// contender's own part, before the Deployment controller's).
+	converge, scale, convergeOwn, scaleOwn time.Duration
 	// drift is the time until every Deployment was set back to its Foo's replicas after
 	// someone else changed them.
 	drift time.Duration
-	// convergeWrites, idleWrites, scaleWrites and driftWrites count the contender's write
-	// requests in each phase, by "verb resource[/subresource]".
-	convergeWrites, idleWrites, scaleWrites, driftWrites map[string]int
-	idle                                                 time.Duration
-	// rssBytes is the contender's resident memory once converged.
-	rssBytes int64
+	// convergeWrites, idleWrites, scaleWrites, driftWrites and restartWrites count the
+	// contender's write requests in each phase, by "verb resource[/subresource]".
+	convergeWrites, idleWrites, scaleWrites, driftWrites, restartWrites map[string]int
+	idle                                                                time.Duration
+	// idleCPU is the CPU time the contender used while idle.
+	idleCPU time.Duration
+	// restart is the time from a restart of the converged contender until it had made a
+	// pass over every Foo; restartCPU the CPU time that took.
+	restart, restartCPU time.Duration
+	// mem is the contender's resident memory once converged; restartMem once restarted,
+	// and unrelatedMem once restarted in a cluster that also holds unrelatedObjects
+	// Deployments and as many ConfigMaps.
+	mem, restartMem, unrelatedMem memory
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
 }
@@ -99,98 +120,105 @@ const (
 	namespace = "default"
 	// bench's own requests carry this user agent.
 	driverUserAgent = "bench-driver"
+	// unrelatedObjects is how many Deployments, and how many ConfigMaps, B7 adds.
+	unrelatedObjects   = 5000
+	unrelatedNamespace = "unrelated"
+	// phaseTimeout bounds every phase that waits for the contender.
+	phaseTimeout = 30 * time.Minute
 )
 
-// measure runs one contender with n Foos on a fresh cluster.
+// cluster is a fresh local cluster for one contender.
+type cluster struct {
+	dir, kubeconfig, audit string
+	foos                   dynamic.ResourceInterface
+	kube                   kubernetes.Interface
+}
+
+// measure runs one contender with n Foos on a fresh cluster through every scenario.
 func measure(c contender, n int, idle time.Duration) (result, error) {
 	r := result{contender: c.name, n: n, idle: idle}
-	dir, err := filepath.Abs(filepath.Join(".kwok-bench", strings.ReplaceAll(c.name, " ", "-")))
+	cl, down, err := startCluster(c, n)
 	if err != nil {
-		return r, err
-	}
-	progress("%s, %d Foos: starting a fresh cluster", c.name, n)
-	env := append(os.Environ(), "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(3*n+100),
-		"LOCAL_CLUSTER_AUDIT_POLICY="+mustAbs("hack/bench/audit-policy.yaml"))
-	down := func() { _ = script(env, "down") }
-	down()
-	if err := script(env, "up"); err != nil {
 		return r, err
 	}
 	defer down()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	audit, err := findAuditLog(dir)
+	p, err := start(c, cl, "contender.log")
 	if err != nil {
 		return r, err
 	}
-	if out, err := exec.Command("bin/kubectl", "--kubeconfig", kubeconfig, "apply", "--server-side", "-f", c.crd).CombinedOutput(); err != nil {
-		return r, fmt.Errorf("install the CRD: %w: %s", err, out)
-	}
-	if out, err := exec.Command("bin/kubectl", "--kubeconfig", kubeconfig, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s").CombinedOutput(); err != nil {
-		return r, fmt.Errorf("wait for the CRD: %w: %s", err, out)
-	}
-	foos, err := fooClient(kubeconfig, c.group)
-	if err != nil {
-		return r, err
-	}
-
-	cmd := c.command(kubeconfig)
-	logFile, err := os.Create(filepath.Join(dir, "contender.log"))
-	if err != nil {
-		return r, err
-	}
-	defer logFile.Close()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		return r, fmt.Errorf("start %s: %w", c.name, err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
+	defer func() { p.stop() }()
 
 	ctx := context.Background()
 	began := time.Now()
 	progress("%s, %d Foos: creating them", c.name, n)
 	if err := parallel(n, func(i int) error {
-		_, err := foos.Create(ctx, newFoo(c.group, i), metav1.CreateOptions{})
+		_, err := cl.foos.Create(ctx, newFoo(c.group, i), metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return r, fmt.Errorf("create Foos: %w", err)
 	}
-	if r.converge, err = waitAvailable(ctx, foos, n, 1, began, c.name); err != nil {
+	if r.convergeOwn, r.converge, err = waitAvailable(ctx, cl, n, 1, began, c.name); err != nil {
 		return r, err
 	}
 	converged := time.Now()
-	if r.rssBytes, err = rss(cmd.Process.Pid); err != nil {
+	if r.mem, err = readMemory(p.pid()); err != nil {
 		return r, err
 	}
 
 	progress("%s, %d Foos: converged in %v; watching idle writes for %v", c.name, n, r.converge.Round(100*time.Millisecond), idle)
+	cpuBefore, err := cpuTime(p.pid())
+	if err != nil {
+		return r, err
+	}
 	time.Sleep(idle)
 	idleEnd := time.Now()
+	cpuAfter, err := cpuTime(p.pid())
+	if err != nil {
+		return r, err
+	}
+	r.idleCPU = cpuAfter - cpuBefore
 
 	progress("%s, %d Foos: scaling every Foo to 2 replicas", c.name, n)
 	patch := []byte(`{"spec":{"replicas":2}}`)
 	if err := parallel(n, func(i int) error {
-		_, err := foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+		_, err := cl.foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}); err != nil {
 		return r, fmt.Errorf("scale Foos: %w", err)
 	}
-	if r.scale, err = waitAvailable(ctx, foos, n, 2, idleEnd, c.name); err != nil {
+	if r.scaleOwn, r.scale, err = waitAvailable(ctx, cl, n, 2, idleEnd, c.name); err != nil {
 		return r, err
 	}
 	scaled := time.Now()
 
 	progress("%s, %d Foos: someone scales every Deployment to 3 replicas", c.name, n)
-	if r.drift, err = driftReplicas(ctx, kubeconfig, n); err != nil {
+	if r.drift, err = driftReplicas(ctx, cl.kube, n); err != nil {
 		return r, err
 	}
+	// Let the Deployments settle at 2 replicas, and the contender report them.
+	if _, _, err = waitAvailable(ctx, cl, n, 2, time.Now(), c.name); err != nil {
+		return r, err
+	}
+	time.Sleep(5 * time.Second)
 	drifted := time.Now()
+
+	progress("%s, %d Foos: restarting it", c.name, n)
+	if p, r.restart, r.restartCPU, r.restartMem, err = restart(c, cl, p, n, "contender-restart.log"); err != nil {
+		return r, err
+	}
+	restarted := time.Now()
+
+	progress("%s, %d Foos: adding %d unrelated Deployments and ConfigMaps, restarting it", c.name, n, unrelatedObjects)
+	if err := addUnrelated(ctx, cl.kube); err != nil {
+		return r, err
+	}
+	if p, _, _, r.unrelatedMem, err = restart(c, cl, p, n, "contender-unrelated.log"); err != nil {
+		return r, err
+	}
+
 	// The audit log is written asynchronously: let it catch up.
 	time.Sleep(2 * time.Second)
-
-	writes, err := readAudit(audit)
+	writes, err := readAudit(cl.audit)
 	if err != nil {
 		return r, err
 	}
@@ -198,24 +226,174 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	r.idleWrites = writes.count(c.userAgent, converged, idleEnd)
 	r.scaleWrites = writes.count(c.userAgent, idleEnd, scaled)
 	r.driftWrites = writes.count(c.userAgent, scaled, drifted)
+	r.restartWrites = writes.count(c.userAgent, drifted, restarted)
 	for _, v := range writes.count("kube-controller-manager/", began, converged) {
 		r.kcmWrites += v
 	}
-	progress("%s, %d Foos: scaled in %v; RSS %d MiB", c.name, n, r.scale.Round(100*time.Millisecond), r.rssBytes>>20)
+	progress("%s, %d Foos: done; RSS %s converged, %s restarted, %s with unrelated objects", c.name, n, r.mem, r.restartMem, r.unrelatedMem)
 	return r, nil
+}
+
+// startCluster starts a fresh local cluster for c with an audit log, and installs c's CRD.
+func startCluster(c contender, n int) (*cluster, func(), error) {
+	dir, err := filepath.Abs(filepath.Join(".kwok-bench", strings.ReplaceAll(c.name, " ", "-")))
+	if err != nil {
+		return nil, nil, err
+	}
+	progress("%s, %d Foos: starting a fresh cluster", c.name, n)
+	env := append(os.Environ(), "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(3*n+100),
+		"LOCAL_CLUSTER_AUDIT_POLICY="+mustAbs("hack/bench/audit-policy.yaml"))
+	down := func() { _ = script(env, "down") }
+	down()
+	if err := script(env, "up"); err != nil {
+		return nil, nil, err
+	}
+	cl := &cluster{dir: dir, kubeconfig: filepath.Join(dir, "kubeconfig")}
+	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
+	if cl.audit, err = findAuditLog(dir); err != nil {
+		return fail(err)
+	}
+	if out, err := exec.Command("bin/kubectl", "--kubeconfig", cl.kubeconfig, "apply", "--server-side", "-f", c.crd).CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("install the CRD: %w: %s", err, out))
+	}
+	if out, err := exec.Command("bin/kubectl", "--kubeconfig", cl.kubeconfig, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s").CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("wait for the CRD: %w: %s", err, out))
+	}
+	cfg, err := driverConfig(cl.kubeconfig)
+	if err != nil {
+		return fail(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	cl.foos = dyn.Resource(schema.GroupVersionResource{Group: c.group, Version: "v1alpha1", Resource: "foos"}).Namespace(namespace)
+	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return fail(err)
+	}
+	return cl, down, nil
+}
+
+// process is a running contender.
+type process struct {
+	cmd *exec.Cmd
+	log string
+}
+
+// start starts c against cl, its output in logName in the cluster's directory.
+func start(c contender, cl *cluster, logName string) (*process, error) {
+	p := &process{cmd: c.command(cl.kubeconfig), log: filepath.Join(cl.dir, logName)}
+	logFile, err := os.Create(p.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child has its own descriptor
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", c.name, err)
+	}
+	return p, nil
+}
+
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// stop stops the process as Kubernetes would: SIGTERM, then waiting for it to exit.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Wait()
+}
+
+// restart stops p and starts c again, and returns the new process, the time and CPU time
+// until it made a pass over each of the n Foos, and its memory then.
+func restart(c contender, cl *cluster, p *process, n int, logName string) (next *process, took, cpu time.Duration, mem memory, err error) {
+	p.stop()
+	began := time.Now()
+	if next, err = start(c, cl, logName); err != nil {
+		return p, 0, 0, memory{}, err
+	}
+	for {
+		passes, err := c.passes(next)
+		if err == nil && passes >= n {
+			break
+		}
+		if time.Since(began) > phaseTimeout {
+			return next, 0, 0, memory{}, fmt.Errorf("%s made %d passes over %d Foos within %v of a restart (last error: %v)", c.name, passes, n, phaseTimeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	took = time.Since(began)
+	if cpu, err = cpuTime(next.pid()); err != nil {
+		return next, 0, 0, memory{}, err
+	}
+	mem, err = readMemory(next.pid())
+	return next, took, cpu, mem, err
+}
+
+// reconciles is the number of reconciles the operator's controller made, read from its
+// metrics.
+func reconciles(url string) (int, error) {
+	resp, err := http.Get(url) //nolint:noctx // a local endpoint, polled
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	total := 0
+	scanner := bufio.NewScanner(resp.Body)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if !strings.HasPrefix(line, `controller_runtime_reconcile_total{controller="foo",`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("metric %q: %w", line, err)
+		}
+		total += int(v)
+	}
+	return total, scanner.Err()
+}
+
+// syncedLines counts the "Successfully synced" lines sample-controller (and the bare client)
+// print after each sync of a Foo.
+func syncedLines(p *process) (int, error) {
+	raw, err := os.ReadFile(p.log)
+	return strings.Count(string(raw), "Successfully synced"), err
+}
+
+// addUnrelated creates unrelatedObjects Deployments (paused and of 0 replicas, so the
+// cluster creates nothing for them) and as many ConfigMaps, none of them a Foo's.
+func addUnrelated(ctx context.Context, kube kubernetes.Interface) error {
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: unrelatedNamespace}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	labels := map[string]string{"app": "unrelated"}
+	return parallel(unrelatedObjects, func(i int) error {
+		name := fmt.Sprintf("unrelated-%05d", i)
+		_, err := kube.AppsV1().Deployments(unrelatedNamespace).Create(ctx, &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](0), Paused: true,
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}}},
+				},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		_, err = kube.CoreV1().ConfigMaps(unrelatedNamespace).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Data:       map[string]string{"config": strings.Repeat("x", 512)},
+		}, metav1.CreateOptions{})
+		return err
+	})
 }
 
 // driftReplicas changes the replicas of every Foo's Deployment from 2 to 3, as another
 // actor would, and returns the time until all are 2 again.
-func driftReplicas(ctx context.Context, kubeconfig string, n int) (time.Duration, error) {
-	cfg, err := driverConfig(kubeconfig)
-	if err != nil {
-		return 0, err
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return 0, err
-	}
+func driftReplicas(ctx context.Context, kube kubernetes.Interface, n int) (time.Duration, error) {
 	began := time.Now()
 	patch := []byte(`{"spec":{"replicas":3}}`)
 	if err := parallel(n, func(i int) error {
@@ -224,23 +402,32 @@ func driftReplicas(ctx context.Context, kubeconfig string, n int) (time.Duration
 	}); err != nil {
 		return 0, fmt.Errorf("change Deployments: %w", err)
 	}
-	for time.Since(began) < 30*time.Minute {
-		list, err := kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+	for time.Since(began) < phaseTimeout {
+		back, err := deploymentsAt(ctx, kube, 2)
 		if err != nil {
 			return 0, err
-		}
-		back := 0
-		for _, d := range list.Items {
-			if d.Spec.Replicas != nil && *d.Spec.Replicas == 2 {
-				back++
-			}
 		}
 		if back == n {
 			return time.Since(began), nil
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	return 0, fmt.Errorf("the Deployments were not set back to 2 replicas within 30 minutes")
+	return 0, fmt.Errorf("the Deployments were not set back to 2 replicas within %v", phaseTimeout)
+}
+
+// deploymentsAt counts the Foos' Deployments whose spec asks for replicas.
+func deploymentsAt(ctx context.Context, kube kubernetes.Interface, replicas int32) (int, error) {
+	list, err := kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	for _, d := range list.Items {
+		if ptr.Deref(d.Spec.Replicas, 1) == replicas {
+			count++
+		}
+	}
+	return count, nil
 }
 
 // script runs hack/local-cluster.sh with env.
@@ -271,18 +458,6 @@ func driverConfig(kubeconfig string) (*rest.Config, error) {
 	}
 	cfg.UserAgent, cfg.QPS, cfg.Burst = driverUserAgent, 500, 1000
 	return cfg, nil
-}
-
-func fooClient(kubeconfig, group string) (dynamic.ResourceInterface, error) {
-	cfg, err := driverConfig(kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return client.Resource(schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "foos"}).Namespace(namespace), nil
 }
 
 func fooName(i int) string { return fmt.Sprintf("foo-%05d", i) }
@@ -330,15 +505,24 @@ func firstErr(a, b error) error {
 	return b
 }
 
-// waitAvailable waits until all n Foos report `replicas` available replicas, and returns the
-// time since began. It gives up after 30 minutes.
-func waitAvailable(ctx context.Context, foos dynamic.ResourceInterface, n int, replicas int64, began time.Time, name string) (time.Duration, error) {
-	deadline := began.Add(30 * time.Minute)
+// waitAvailable waits until all n Foos report `replicas` available replicas, and returns
+// the times since began until every Deployment asked for them (the contender's part) and
+// until every Foo reported them. It gives up after phaseTimeout.
+func waitAvailable(ctx context.Context, cl *cluster, n int, replicas int64, began time.Time, name string) (own, all time.Duration, err error) {
 	lastReport := time.Now()
 	for {
-		list, err := foos.List(ctx, metav1.ListOptions{})
+		if own == 0 {
+			asked, err := deploymentsAt(ctx, cl.kube, int32(replicas))
+			if err != nil {
+				return 0, 0, err
+			}
+			if asked == n {
+				own = time.Since(began)
+			}
+		}
+		list, err := cl.foos.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		done := 0
 		for _, f := range list.Items {
@@ -346,11 +530,11 @@ func waitAvailable(ctx context.Context, foos dynamic.ResourceInterface, n int, r
 				done++
 			}
 		}
-		if done == n {
-			return time.Since(began), nil
+		if done == n && own != 0 {
+			return own, time.Since(began), nil
 		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%d of %d Foos report %d available replicas after 30 minutes", done, n, replicas)
+		if time.Since(began) > phaseTimeout {
+			return 0, 0, fmt.Errorf("%d of %d Foos report %d available replicas after %v", done, n, replicas, phaseTimeout)
 		}
 		if time.Since(lastReport) > 10*time.Second {
 			progress("%s: %d of %d Foos report %d available replicas", name, done, n, replicas)
@@ -360,19 +544,68 @@ func waitAvailable(ctx context.Context, foos dynamic.ResourceInterface, n int, r
 	}
 }
 
-// rss is the resident set size of a process.
-func rss(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// cpuTime is the CPU time (user and system) a process used.
+func cpuTime(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.SplitSeq(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10, err
-		}
+	// The fields after the command (in parentheses, which may hold spaces): utime and
+	// stime are the 12th and 13th, in clock ticks of 1/100 s (USER_HZ on Linux).
+	_, rest, _ := strings.Cut(string(raw), ") ")
+	fields := strings.Fields(rest)
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, raw)
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	var ticks int64
+	for _, f := range fields[11:13] {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += v
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
+// memory is the resident memory of a process: all of it (RSS), and its anonymous part
+// (heap, stacks: what the process allocated, and what a container memory limit holds
+// back); the rest are pages of its executable file, which the kernel can drop and read
+// again.
+type memory struct{ rss, anon int64 }
+
+func (m memory) String() string {
+	return fmt.Sprintf("%d MiB (anonymous %d MiB)", m.rss>>20, m.anon>>20)
+}
+
+// readMemory reads the memory of a process from /proc.
+func readMemory(pid int) (memory, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return memory{}, err
+	}
+	var m memory
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		key, value, _ := strings.Cut(line, ":")
+		var field *int64
+		switch key {
+		case "VmRSS":
+			field = &m.rss
+		case "RssAnon":
+			field = &m.anon
+		default:
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "kB")), 10, 64)
+		if err != nil {
+			return memory{}, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
+		}
+		*field = kb << 10
+	}
+	if m.rss == 0 || m.anon == 0 {
+		return memory{}, fmt.Errorf("no VmRSS or RssAnon in /proc/%d/status", pid)
+	}
+	return m, nil
 }
 
 // auditEvent is what the benchmark reads of an audit event.

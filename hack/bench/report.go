@@ -65,23 +65,74 @@ func report(runs []result, path string) error {
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", label, strings.Join(cells, " | "))
 		}
-		line("B1 converge (all Foos report 1 available replica)", func(r result) string { return r.converge.Round(100 * time.Millisecond).String() })
+		line("B1 converge (all Foos report 1 available replica)", func(r result) string { return seconds(r.converge) })
+		line("B1 the contender's part (all Deployments created)", func(r result) string { return seconds(r.convergeOwn) })
 		line("B2 writes per Foo to converge", func(r result) string { return perFoo(r.convergeWrites, r.n) })
 		line("B3 writes while idle", func(r result) string { return fmt.Sprintf("%d in %v", total(r.idleWrites), r.idle) })
-		line("B6 RSS after convergence", func(r result) string { return fmt.Sprintf("%d MiB", r.rssBytes>>20) })
-		line("B9 scale every Foo 1 → 2", func(r result) string { return r.scale.Round(100 * time.Millisecond).String() })
+		line("B4 CPU while idle (periodic resyncs included)", func(r result) string { return seconds(r.idleCPU) })
+		line("B5 restart: until a pass over every Foo", func(r result) string { return seconds(r.restart) })
+		line("B5 CPU of that restart", func(r result) string { return seconds(r.restartCPU) })
+		line("B5 writes per Foo after the restart", func(r result) string { return perFoo(r.restartWrites, r.n) })
+		line("B6 RSS after convergence", func(r result) string { return r.mem.String() })
+		line("B6 RSS after the restart", func(r result) string { return r.restartMem.String() })
+		line(fmt.Sprintf("B7 RSS after a restart with %d unrelated Deployments and ConfigMaps", unrelatedObjects), func(r result) string {
+			return fmt.Sprintf("%s: RSS %+.1f%%, anonymous %+.1f%%", r.unrelatedMem, change(r.restartMem.rss, r.unrelatedMem.rss), change(r.restartMem.anon, r.unrelatedMem.anon))
+		})
+		line("B9 scale every Foo 1 → 2", func(r result) string { return seconds(r.scale) })
+		line("B9 the contender's part (all Deployments scaled)", func(r result) string { return seconds(r.scaleOwn) })
 		line("B9 writes per Foo to scale", func(r result) string { return perFoo(r.scaleWrites, r.n) })
-		line("B8 someone scales every Deployment 2 → 3: time until set back", func(r result) string { return r.drift.Round(100 * time.Millisecond).String() })
-		line("B8 corrective writes per Foo", func(r result) string { return perFoo(r.driftWrites, r.n) })
+		line("B8 someone scales every Deployment 2 → 3: time until set back", func(r result) string { return seconds(r.drift) })
+		line("B8 corrective writes per Foo (until the Foos settle)", func(r result) string { return perFoo(r.driftWrites, r.n) })
 		line("kube-controller-manager writes while converging", func(r result) string { return fmt.Sprint(r.kcmWrites) })
 		b.WriteString("\n")
 	}
+	slopes(&b, runs)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
 	fmt.Print(b.String())
 	return plotRuns(runs, plotPath(path))
 }
+
+// slopes writes each contender's memory per Foo: the slope of RSS after convergence
+// between the smallest and the largest number of Foos.
+func slopes(b *strings.Builder, runs []result) {
+	first, last := map[string]result{}, map[string]result{}
+	var order []string
+	for _, r := range runs {
+		if f, ok := first[r.contender]; !ok {
+			first[r.contender], order = r, append(order, r.contender)
+		} else if r.n < f.n {
+			first[r.contender] = r
+		}
+		if l, ok := last[r.contender]; !ok || r.n > l.n {
+			last[r.contender] = r
+		}
+	}
+	header := false
+	for _, name := range order {
+		f, l := first[name], last[name]
+		if f.n == l.n {
+			continue
+		}
+		if !header {
+			b.WriteString("## Memory per Foo (B6 slope)\n\n| | RSS per Foo | anonymous memory per Foo | RSS at 0 Foos (extrapolated) | anonymous at 0 Foos |\n|---|---|---|---|---|\n")
+			header = true
+		}
+		slope := float64(l.mem.rss-f.mem.rss) / float64(l.n-f.n)
+		anonSlope := float64(l.mem.anon-f.mem.anon) / float64(l.n-f.n)
+		fmt.Fprintf(b, "| %s | %.1f KiB | %.1f KiB | %.0f MiB | %.0f MiB |\n", name, slope/1024, anonSlope/1024,
+			(float64(f.mem.rss)-slope*float64(f.n))/(1<<20), (float64(f.mem.anon)-anonSlope*float64(f.n))/(1<<20))
+	}
+	if header {
+		b.WriteString("\n")
+	}
+}
+
+func seconds(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
+
+// change is the relative change from a to b in percent.
+func change(a, b int64) float64 { return 100 * (float64(b)/float64(a) - 1) }
 
 func names(rs []result) []string {
 	out := make([]string, len(rs))
@@ -154,7 +205,7 @@ func plotRuns(runs []result, path string) error {
 	if err != nil {
 		return err
 	}
-	mem, err := panel("B6 RSS after convergence", "MiB", func(r result) float64 { return float64(r.rssBytes) / (1 << 20) })
+	mem, err := panel("B6 RSS after convergence", "MiB", func(r result) float64 { return float64(r.mem.rss) / (1 << 20) })
 	if err != nil {
 		return err
 	}
