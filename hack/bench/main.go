@@ -55,6 +55,7 @@ func main() {
 		}
 		ns = append(ns, n)
 	}
+	machine := machineFacts() // before the runs: the commit measured
 	var runs []result
 	for _, n := range ns {
 		for _, name := range strings.Split(*names, ",") {
@@ -71,7 +72,7 @@ func main() {
 			runs = append(runs, r)
 		}
 	}
-	if err := report(runs, *out); err != nil {
+	if err := report(runs, machine, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}

@@ -34,11 +34,11 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// report writes the Markdown tables of runs to path, the plots beside it, and the tables
+// report writes the Markdown tables of runs on machine to path, the plots beside it, and the tables
 // to standard output.
-func report(runs []result, path string) error {
+func report(runs []result, machine, path string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine())
+	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager); ")
 	fmt.Fprintf(&b, "write requests are counted from kube-apiserver's audit log by user agent. ")
 	fmt.Fprintf(&b, "The bare client makes only the writes converging needs (create each Deployment, set its replicas, one status write per change).\n\n")
@@ -164,7 +164,8 @@ func perFoo(m map[string]int, n int) string {
 	return fmt.Sprintf("**%.2f** (%s)", float64(total(m))/float64(n), strings.Join(parts, ", "))
 }
 
-func machine() string {
+// machineFacts describes the machine and the commit measured.
+func machineFacts() string {
 	facts := []string{fmt.Sprintf("%d CPUs", runtime.NumCPU()), runtime.Version()}
 	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
 		first, _, _ := strings.Cut(string(raw), "\n")
