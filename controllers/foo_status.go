@@ -83,7 +83,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if equality.Semantic.DeepEqual(foo.Status, status) {
 		return status, 0, nil
 	}
-	if wait := progressReportWait(obs, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
+	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
 		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
 		return foo.Status, wait, nil
 	}
@@ -116,9 +116,11 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // once, or, for a slower rollout, the first pass after the delay. Until then the Foo's
 // observedGeneration still names the generation its status describes, so readers know the
 // status is behind. The Deployment's status changes start the passes; the wait returned
-// starts the one at the delay.
-func progressReportWait(obs observation, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
-	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) {
+// starts the one at the delay. The end of a problem (the stored status is Degraded) is
+// written at once.
+func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
+	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
+		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
 		return 0
 	}
 	applied := lastApplied(obs.deployment)

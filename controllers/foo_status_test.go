@@ -255,10 +255,12 @@ func TestProgressReportWait(t *testing.T) {
 			}
 		}
 	}
+	degraded := computeStatus(foo, observation{reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}, metav1.NewTime(now))
 	tests := []struct {
-		name string
-		obs  observation
-		want time.Duration
+		name   string
+		stored samplev1alpha1.FooStatus
+		obs    observation
+		want   time.Duration
 	}{
 		{name: "rollout of a change applied 5 s ago waits for the rest of the delay",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second))}, want: 10 * time.Second},
@@ -273,6 +275,8 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "a degraded Foo is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
 		{name: "a conflict is written", obs: observation{reason: samplev1alpha1.DeploymentConflictReason, message: "taken"}},
+		{name: "the end of a problem is written", stored: degraded,
+			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second))}},
 		{name: "an API server clock ahead of the operator's waits no longer than the delay",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(-time.Minute))}, want: delay},
 	}
@@ -280,7 +284,7 @@ func TestProgressReportWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			status := computeStatus(foo, tt.obs, metav1.NewTime(now))
-			g.Expect(progressReportWait(tt.obs, status, now, delay)).To(Equal(tt.want))
+			g.Expect(progressReportWait(tt.obs, tt.stored, status, now, delay)).To(Equal(tt.want))
 		})
 	}
 }

@@ -41,6 +41,8 @@ func report(runs []result, machine, path string) error {
 	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager); ")
 	fmt.Fprintf(&b, "write requests are counted from kube-apiserver's audit log by user agent. ")
+	fmt.Fprintf(&b, "kube-controller-manager keeps its default client limits (20 requests per second, bursts of 30, for each of its controllers): ")
+	fmt.Fprintf(&b, "the time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
 	fmt.Fprintf(&b, "The bare client makes only the writes converging needs (create each Deployment, set its replicas, one status write per change).\n\n")
 	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
 
