@@ -19,7 +19,7 @@ limitations under the License.
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every write request.
 // Run it with `make bench`.
 //
-//	bench [-n 100,500] [-idle 60s] [-contenders operator,sample-controller,bare-client] [-out docs/benchmarks.md]
+//	bench [-n 100,500] [-idle 60s] [-contenders operator,sample-controller,bare-client] [-operator-args FLAGS] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE   # the bare client contender, run by bench as a process
 package main
 
@@ -31,6 +31,9 @@ import (
 	"strings"
 	"time"
 )
+
+// operatorArgs are more flags for the operator.
+var operatorArgs = flag.String("operator-args", "", "more flags for the operator, space-separated (for example --progress-report-delay=60s)")
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bare-client" {

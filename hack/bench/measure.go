@@ -65,7 +65,8 @@ var contenders = map[string]contender{
 		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		userAgent: "manager/",
 		command: func(kubeconfig string) *exec.Cmd {
-			return exec.Command("bin/manager", "--kubeconfig="+kubeconfig, "--metrics-bind-address="+operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0")
+			args := []string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0"}
+			return exec.Command("bin/manager", append(args, strings.Fields(*operatorArgs)...)...)
 		},
 		passes: func(*process) (int, error) { return reconciles("http://" + operatorMetrics + "/metrics") },
 	},
