@@ -189,6 +189,10 @@ demo-down: cluster-down ## Remove everything make demo started.
 test-e2e: cluster-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 
+.PHONY: test-chaos
+test-chaos: cluster-tools kustomize ## Faults and permissions on a local cluster (leader failover, crash loop, metrics auth, Pod Security, least privilege); writes docs/reliability.md.
+	CHAOS_REPORT=$(CURDIR)/docs/reliability.md go test -tags chaos ./test/chaos -v -timeout 45m -ginkgo.v
+
 ##@ Benchmarks
 
 # BENCH_N are the numbers of Foos make bench measures; BENCH_IDLE how long it watches idle writes.

@@ -122,12 +122,16 @@ type FooReconciler struct {
 	ProgressReportDelay time.Duration
 }
 
-// +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos,verbs=get;list;watch
+// Foos are read from the cache only: list and watch, no get. test/chaos checks that every
+// permission here is used (or says why it is held without a request).
+// +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos,verbs=list;watch
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/status,verbs=patch
 // The controller ownerReference sets blockOwnerDeletion, which clusters with the
 // OwnerReferencesPermissionEnforcement admission plugin (OpenShift) allow only to who may
 // update the owner's finalizers.
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
+// Deployments are created by server-side apply: a PATCH the API server authorizes as create
+// when the Deployment does not exist yet.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

@@ -517,7 +517,7 @@ func canI(user, verb, resource, ns string) string {
 	out, err := cmd.Output()
 	answer := strings.TrimSpace(string(out))
 	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && answer == "no") {
+	if err != nil && (!errors.As(err, &exit) || answer != "no") {
 		Fail(fmt.Sprintf("kubectl auth can-i: %v: %s", err, out))
 	}
 	return answer

@@ -1,0 +1,245 @@
+//go:build chaos
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// unrequestedPermissions are the permissions the operator holds without ever sending a
+// request that uses them, and why it needs them.
+var unrequestedPermissions = map[string]string{
+	"update samplecontroller.example.com/foos/finalizers": "OwnerReferencesPermissionEnforcement (OpenShift) checks it when the operator sets blockOwnerDeletion on a Deployment",
+	"create apps/deployments":                             "a server-side apply (PATCH) that creates a Deployment is authorized as create",
+	"list apps/deployments":                               "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
+	"list samplecontroller.example.com/foos":              "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
+	"patch events.k8s.io/events":                          "the events library patches an Event when the same event repeats (a series)",
+	"patch /events":                                       "the leader election's event recorder patches a repeated event's count",
+}
+
+// securitySpecs are scenario 6 of the suite. They run after the faults, so that the audit
+// log holds every kind of request the operator makes.
+func securitySpecs() {
+	It("serves metrics to clients allowed to read them only", func() {
+		const scenario = "6. Security: metrics endpoint"
+		port := freePort()
+		startReplica("manager-metrics", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port))
+		url := fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+
+		Expect(k8s.Create(ctx(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "stranger", Namespace: "default"}})).To(Succeed())
+		Expect(k8s.Create(ctx(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "prometheus", Namespace: "default"}})).To(Succeed())
+		Expect(k8s.Create(ctx(), &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "prometheus-reads-foo-operator-metrics"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "foo-operator-metrics-reader"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "prometheus", Namespace: "default"}},
+		})).To(Succeed())
+
+		Eventually(func() (int, error) { return metricsStatus(url, "") }).WithTimeout(time.Minute).Should(Equal(http.StatusUnauthorized))
+		figures.add(scenario, "anonymous", "401")
+		Expect(metricsStatus(url, tokenOf("default", "stranger"))).To(Equal(http.StatusForbidden))
+		figures.add(scenario, "authenticated, without foo-operator-metrics-reader", "403")
+		Eventually(func() (int, error) { return metricsStatus(url, tokenOf("default", "prometheus")) }).Should(Equal(http.StatusOK))
+		figures.add(scenario, "bound to foo-operator-metrics-reader", "200")
+	})
+
+	It("runs its own pods and its operands' pods under Pod Security restricted", func() {
+		const scenario = "6. Security: Pod Security restricted enforced"
+		By("the operator's Deployment from config/default, in " + operatorNamespace)
+		Eventually(func() ([]corev1.Pod, error) {
+			pods := &corev1.PodList{}
+			err := k8s.List(ctx(), pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})
+			return pods.Items, err
+		}).WithTimeout(2 * time.Minute).ShouldNot(BeEmpty())
+		figures.add(scenario, "operator pod admitted in "+operatorNamespace, "yes")
+
+		By("a Foo's pods in another restricted namespace")
+		startReplica("manager-psa")
+		Expect(k8s.Create(ctx(), restrictedNamespace("restricted-tenant"))).To(Succeed())
+		Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "restricted-tenant"},
+			Spec:       samplev1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](2)},
+		})).To(Succeed())
+		expectConverged("restricted-tenant", 1)
+		Eventually(func() ([]corev1.Pod, error) {
+			pods := &corev1.PodList{}
+			err := k8s.List(ctx(), pods, client.InNamespace("restricted-tenant"), client.MatchingLabels{"controller": "web"})
+			return pods.Items, err
+		}).Should(HaveLen(2))
+		figures.add(scenario, "operand pods admitted in a restricted namespace", "2 of 2")
+
+		By("renaming its Deployment: the operator deletes the old one once the new one is available")
+		foo := &samplev1alpha1.Foo{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, foo)).To(Succeed())
+		foo.Spec.DeploymentName = "web-2"
+		Expect(k8s.Update(ctx(), foo)).To(Succeed())
+		Eventually(func() error {
+			return k8s.Get(ctx(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, &appsv1.Deployment{})
+		}).Should(Satisfy(apierrors.IsNotFound))
+
+		By("the namespace really enforces it: a root pod is refused")
+		rootPod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "restricted-tenant"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/c:1"}}},
+		}
+		err := k8s.Create(ctx(), rootPod, client.DryRunAll)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("violates PodSecurity"))
+	})
+
+	It("uses every permission it holds, holds none it does not use, and no access to Secrets", func() {
+		const scenario = "6. Security: least privilege"
+		granted := grantedPermissions()
+		used := map[string]bool{}
+		for _, e := range readAudit() {
+			// Any answer but Forbidden means the request was authorized (a Get of a missing
+			// Deployment answers NotFound).
+			if e.User.Username == operatorUser && e.ObjectRef.Resource != "" && e.ResponseStatus.Code != http.StatusForbidden {
+				used[e.Verb+" "+e.resource()] = true
+			}
+		}
+		var unused, denied []string
+		for p := range granted {
+			if !used[p] && unrequestedPermissions[p] == "" {
+				unused = append(unused, p)
+			}
+		}
+		for p := range used {
+			if !granted[p] {
+				denied = append(denied, p)
+			}
+		}
+		slices.Sort(unused)
+		Expect(unused).To(BeEmpty(), "permissions no scenario used: remove them, or say in unrequestedPermissions why the operator needs them")
+		Expect(denied).To(BeEmpty(), "requests the granted roles do not cover")
+		figures.add(scenario, "permissions held", len(granted))
+		figures.add(scenario, "of which used by a request in this run", len(granted)-len(unrequestedPermissions))
+		figures.add(scenario, "held without a request, with the reason", strings.Join(sortedKeys(unrequestedPermissions), ", "))
+
+		for _, verb := range []string{"get", "list", "watch"} {
+			Expect(canI(verb, "secrets")).To(Equal("no"), "%s secrets", verb)
+		}
+		figures.add(scenario, "access to Secrets (get, list, watch in all namespaces)", "none")
+	})
+}
+
+// grantedPermissions are the "verb group/resource" the roles config/default binds to the
+// operator's service account grant, read from the cluster.
+func grantedPermissions() map[string]bool {
+	GinkgoHelper()
+	var rules []rbacv1.PolicyRule
+	crbs := &rbacv1.ClusterRoleBindingList{}
+	Expect(k8s.List(ctx(), crbs)).To(Succeed())
+	for _, b := range crbs.Items {
+		if boundToOperator(b.Subjects) {
+			role := &rbacv1.ClusterRole{}
+			Expect(k8s.Get(ctx(), client.ObjectKey{Name: b.RoleRef.Name}, role)).To(Succeed())
+			rules = append(rules, role.Rules...)
+		}
+	}
+	rbs := &rbacv1.RoleBindingList{}
+	Expect(k8s.List(ctx(), rbs, client.InNamespace(operatorNamespace))).To(Succeed())
+	for _, b := range rbs.Items {
+		if boundToOperator(b.Subjects) {
+			role := &rbacv1.Role{}
+			Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: operatorNamespace, Name: b.RoleRef.Name}, role)).To(Succeed())
+			rules = append(rules, role.Rules...)
+		}
+	}
+	granted := map[string]bool{}
+	for _, r := range rules {
+		for _, group := range r.APIGroups {
+			for _, resource := range r.Resources {
+				for _, verb := range r.Verbs {
+					granted[verb+" "+group+"/"+resource] = true
+				}
+			}
+		}
+	}
+	return granted
+}
+
+func boundToOperator(subjects []rbacv1.Subject) bool {
+	return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == rbacv1.ServiceAccountKind && s.Name == serviceAccount && s.Namespace == operatorNamespace
+	})
+}
+
+// canI is what `kubectl auth can-i verb resource --all-namespaces` answers for the operator.
+func canI(verb, resource string) string {
+	GinkgoHelper()
+	out, _ := exec.Command(root+"/bin/kubectl", "--kubeconfig", kubeconfig, "auth", "can-i", verb, resource, "--all-namespaces").Output()
+	return strings.TrimSpace(string(out))
+}
+
+// metricsStatus is the HTTP status of a GET of the metrics endpoint with a bearer token
+// (none when empty). The endpoint's certificate is self-signed.
+func metricsStatus(url, token string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx(), http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate
+	}}
+	resp, err := insecure.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func freePort() int {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
