@@ -276,10 +276,15 @@ func (r *report) write(path string) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
+// commit is the commit measured, marked when the working tree has changes to it.
 func commit() string {
 	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
 		return "unknown"
+	}
+	dirty, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	if len(dirty) > 0 {
+		return strings.TrimSpace(string(out)) + " with uncommitted changes"
 	}
 	return strings.TrimSpace(string(out))
 }
