@@ -39,6 +39,8 @@ type auditEvent struct {
 	} `json:"user"`
 	ObjectRef struct {
 		APIGroup    string `json:"apiGroup"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 	} `json:"objectRef"`

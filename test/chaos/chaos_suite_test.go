@@ -81,6 +81,7 @@ func TestChaos(t *testing.T) {
 
 var _ = Describe("The operator", Ordered, func() {
 	Context("under faults", faultSpecs)
+	Context("given hostile and odd input", inputSpecs)
 	Context("as a security boundary", securitySpecs)
 })
 

@@ -145,7 +145,7 @@ func deploymentsIn(ns string) func() (int, error) {
 }
 
 // expectConverged waits until the n Foos of ns are Ready with all their replicas available and
-// checks that each has exactly one Deployment, of its name, controlled by it alone, and that
+// checks that each has exactly one Deployment, of the name it asks for, controlled by it alone, and that
 // there is no other Deployment.
 func expectConverged(ns string, n int) {
 	GinkgoHelper()
@@ -167,7 +167,7 @@ func expectConverged(ns string, n int) {
 	Expect(k8s.List(ctx(), foos, client.InNamespace(ns))).To(Succeed())
 	uids := map[string]string{}
 	for _, f := range foos.Items {
-		uids[f.Name] = string(f.UID)
+		uids[f.Spec.DeploymentName] = string(f.UID)
 	}
 	deployments := &appsv1.DeploymentList{}
 	Expect(k8s.List(ctx(), deployments, client.InNamespace(ns))).To(Succeed())
@@ -180,7 +180,7 @@ func expectConverged(ns string, n int) {
 			}
 		}
 		Expect(controllers).To(HaveLen(1), "Deployment %s has exactly one controller", d.Name)
-		Expect(string(controllers[0].UID)).To(Equal(uids[d.Name]), "Deployment %s is controlled by the Foo of its name", d.Name)
+		Expect(string(controllers[0].UID)).To(Equal(uids[d.Name]), "Deployment %s is controlled by the Foo that names it", d.Name)
 	}
 }
 

@@ -1,0 +1,270 @@
+//go:build chaos
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// rejected is an input the API server must refuse, and what its message must say.
+type rejected struct {
+	input   string
+	spec    map[string]any
+	name    string
+	message string
+}
+
+// inputSpecs are scenario 5 of the suite: each odd or hostile input is rejected at
+// admission with a message that says what to fix, or handled without harm.
+func inputSpecs() {
+	const scenario = "5. Hostile and odd input"
+
+	It("rejects invalid Foos at admission with a message that says what to fix", func() {
+		ns := newNamespace("input-admission")
+		cases := []rejected{
+			{input: "name of 64 characters", name: strings.Repeat("a", 64), spec: map[string]any{"deploymentName": "web"}, message: "metadata.name must be at most 63 characters"},
+			{input: "deploymentName of 254 characters", spec: map[string]any{"deploymentName": strings.Repeat("a", 254)}, message: "may not be more than 253"},
+			{input: "deploymentName with uppercase and '_'", spec: map[string]any{"deploymentName": "My_Web"}, message: "deploymentName must be a valid Deployment name"},
+			{input: "deploymentName in unicode", spec: map[string]any{"deploymentName": "wëb-ünïcödé"}, message: "deploymentName must be a valid Deployment name"},
+			{input: "deploymentName ending in '-'", spec: map[string]any{"deploymentName": "web-"}, message: "deploymentName must be a valid Deployment name"},
+			{input: "empty deploymentName", spec: map[string]any{"deploymentName": ""}, message: "should be at least 1 chars long"},
+			{input: "no deploymentName", spec: map[string]any{"replicas": int64(1)}, message: "spec.deploymentName: Required value"},
+			{input: "replicas -1", spec: map[string]any{"deploymentName": "web", "replicas": int64(-1)}, message: "should be greater than or equal to 0"},
+			{input: "replicas 101", spec: map[string]any{"deploymentName": "web", "replicas": int64(101)}, message: "should be less than or equal to 100"},
+			{input: "replicas 2^31", spec: map[string]any{"deploymentName": "web", "replicas": int64(1) << 31}, message: "should be less than or equal to 100"},
+			{input: "replicas as a string", spec: map[string]any{"deploymentName": "web", "replicas": "two"}, message: "must be of type integer"},
+			{input: "image with a space", spec: map[string]any{"deploymentName": "web", "image": "nginx latest"}, message: "image must be a container image reference"},
+			{input: "image with an uppercase repository", spec: map[string]any{"deploymentName": "web", "image": "registry.example.com/NGINX:1"}, message: "image must be a container image reference"},
+			{input: "image of 513 characters", spec: map[string]any{"deploymentName": "web", "image": "r.example.com/" + strings.Repeat("a", 499)}, message: "may not be more than 512"},
+			{input: "no spec", message: "spec: Required value"},
+		}
+		for _, c := range cases {
+			foo := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": samplev1alpha1.GroupVersion.String(), "kind": "Foo",
+				"metadata": map[string]any{"name": cmp.Or(c.name, "bad"), "namespace": ns},
+			}}
+			if c.spec != nil {
+				foo.Object["spec"] = c.spec
+			}
+			err := k8s.Create(ctx(), foo)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: %v", c.input, err)
+			Expect(err.Error()).To(ContainSubstring(c.message), c.input)
+			figures.add(scenario, "rejected: "+c.input, fmt.Sprintf("%q", c.message))
+		}
+		Expect(deploymentsIn(ns)()).To(BeZero(), "nothing was created")
+	})
+
+	It("handles odd but valid Foos without harm", func() {
+		ns := newNamespace("input-valid")
+		startReplica("manager-input")
+		foos := map[string]samplev1alpha1.FooSpec{
+			strings.Repeat("n", 63): {DeploymentName: "longest-name", Replicas: ptr.To[int32](1)},
+			"zero":                  {DeploymentName: "zero", Replicas: ptr.To[int32](0)},
+			"hundred":               {DeploymentName: "hundred", Replicas: ptr.To[int32](100)},
+			"digest": {DeploymentName: "digest", Replicas: ptr.To[int32](1),
+				Image: "registry.example.com/nginx-unprivileged@sha256:" + strings.Repeat("0123456789abcdef", 4)},
+			"dotted": {DeploymentName: "web.v2.example", Replicas: ptr.To[int32](1)},
+		}
+		for name, spec := range foos {
+			foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
+				Annotations: map[string]string{"note": "ünïcödé ✓ 日本語"}}, Spec: spec}
+			Expect(k8s.Create(ctx(), foo)).To(Succeed(), name)
+		}
+		expectConverged(ns, len(foos))
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "digest"}, d)).To(Succeed())
+		Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(foos["digest"].Image))
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "hundred"}, d)).To(Succeed())
+		Expect(d.Status.AvailableReplicas).To(Equal(int32(100)))
+		figures.add(scenario, "handled: 63-character name, replicas 0 and 100, image by digest, dotted deploymentName, unicode annotations", "all Ready")
+	})
+
+	It("never touches a Deployment it does not control", func() {
+		ns := newNamespace("input-foreign")
+		startReplica("manager-foreign")
+		foreign := foreignDeployment(ns, "taken")
+		Expect(k8s.Create(ctx(), foreign)).To(Succeed())
+		squatted := time.Now()
+		Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "squatter", Namespace: ns},
+			Spec: samplev1alpha1.FooSpec{DeploymentName: "taken"}})).To(Succeed())
+		expectDegraded(ns, "squatter", samplev1alpha1.DeploymentConflictReason, `Resource "taken" already exists and is not managed by Foo`)
+		expectUnchanged(foreign, squatted)
+		figures.add(scenario, "deploymentName of another tenant's Deployment", "Degraded DeploymentConflict; the Deployment unchanged")
+
+		By("a thousand Foos naming the same Deployment")
+		const many = 1000
+		for i := range many {
+			Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("crowd-%04d", i), Namespace: ns},
+				Spec: samplev1alpha1.FooSpec{DeploymentName: "shared"}})).To(Succeed())
+		}
+		Eventually(func(g Gomega) {
+			foos := &samplev1alpha1.FooList{}
+			g.Expect(k8s.List(ctx(), foos, client.InNamespace(ns))).To(Succeed())
+			ready, conflict := 0, 0
+			for _, f := range foos.Items {
+				if !strings.HasPrefix(f.Name, "crowd-") {
+					continue
+				}
+				switch c := meta.FindStatusCondition(f.Status.Conditions, samplev1alpha1.DegradedCondition); {
+				case meta.IsStatusConditionTrue(f.Status.Conditions, samplev1alpha1.ReadyCondition):
+					ready++
+				case c != nil && c.Reason == samplev1alpha1.DeploymentConflictReason:
+					conflict++
+				}
+			}
+			g.Expect([]int{ready, conflict}).To(Equal([]int{1, many - 1}))
+		}).Should(Succeed())
+		Expect(deploymentsIn(ns)()).To(Equal(2), "the foreign Deployment and the one shared name")
+		figures.add(scenario, "1,000 Foos naming the same Deployment", "1 Ready, 999 Degraded DeploymentConflict, 1 Deployment")
+
+		By("someone removes the controller reference of a Foo's Deployment")
+		Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "disowned", Namespace: ns},
+			Spec: samplev1alpha1.FooSpec{DeploymentName: "disowned"}})).To(Succeed())
+		Eventually(func() error {
+			return k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "disowned"}, &appsv1.Deployment{})
+		}).Should(Succeed())
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "disowned"}, d)).To(Succeed())
+		patch := client.MergeFrom(d.DeepCopy())
+		d.OwnerReferences = nil
+		Expect(k8s.Patch(ctx(), d, patch)).To(Succeed())
+		disowned := time.Now()
+		expectDegraded(ns, "disowned", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
+		expectUnchanged(d, disowned)
+		figures.add(scenario, "controller reference removed from a Foo's Deployment", "Degraded DeploymentConflict; the Deployment, now someone else's, unchanged")
+	})
+
+	It("recovers from what others do to its objects", func() {
+		ns := newNamespace("input-others")
+		startReplica("manager-others")
+		Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+			Spec: samplev1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](2)}})).To(Succeed())
+		expectConverged(ns, 1)
+
+		By("kubectl delete --cascade=orphan of its Deployment")
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "web"}, d)).To(Succeed())
+		Expect(k8s.Delete(ctx(), d, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
+		Eventually(func(g Gomega) {
+			again := &appsv1.Deployment{}
+			g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "web"}, again)).To(Succeed())
+			g.Expect(again.UID).NotTo(Equal(d.UID))
+		}).Should(Succeed())
+		expectConverged(ns, 1)
+		Consistently(func() ([]corev1.Pod, error) {
+			pods := &corev1.PodList{}
+			err := k8s.List(ctx(), pods, client.InNamespace(ns), client.MatchingLabels{"controller": "web"})
+			return pods.Items, err
+		}, 10*time.Second).Should(HaveLen(2), "the new Deployment adopted the orphaned ReplicaSet: no duplicate pods")
+		figures.add(scenario, "its Deployment deleted with --cascade=orphan", "recreated; the orphaned ReplicaSet adopted, 2 pods, not 4")
+
+		By("kubectl replace of its status with nonsense")
+		foo := &samplev1alpha1.Foo{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "web"}, foo)).To(Succeed())
+		foo.Status.AvailableReplicas = 99
+		foo.Status.Conditions = nil
+		replaced := time.Now()
+		Expect(k8s.Status().Update(ctx(), foo)).To(Succeed())
+		expectConverged(ns, 1)
+		figures.add(scenario, "status replaced with nonsense (kubectl replace --subresource=status)", fmt.Sprintf("corrected within %v (the suite polls every 5 s)", time.Since(replaced).Round(time.Second)))
+
+		By("100 changes of replicas in 10 seconds")
+		began := time.Now()
+		for i := range 100 { // as `kubectl patch` sends them: no resourceVersion
+			patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 1+i%3))
+			Expect(k8s.Patch(ctx(), foo, patch)).To(Succeed())
+			time.Sleep(100 * time.Millisecond)
+		}
+		expectConverged(ns, 1)
+		time.Sleep(5 * time.Second) // the audit log is written asynchronously
+		writes := len(writesBy(readAudit(), "manager-others", began, time.Now()))
+		Expect(writes).To(BeNumerically("<=", 3*100), "at most a Deployment apply, an event and a status write per change")
+		figures.add(scenario, "100 changes of spec.replicas in 10 s", fmt.Sprintf("%d operator writes (Deployment, events, status), final state correct", writes))
+	})
+}
+
+// foreignDeployment is a Deployment some other tenant owns.
+func foreignDeployment(ns, name string) *appsv1.Deployment {
+	labels := map[string]string{"app": "someone-else"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}}},
+			},
+		},
+	}
+}
+
+// expectDegraded waits until a Foo is Degraded for reason, with message in the condition.
+func expectDegraded(ns, name, reason, message string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		foo := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, foo)).To(Succeed())
+		c := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(Equal(reason))
+		g.Expect(c.Message).To(ContainSubstring(message))
+	}).Should(Succeed())
+}
+
+// expectUnchanged checks that the operator sends no write to d after since: for ten seconds
+// its spec, owners and labels stay as they are, and the audit log holds no write of the
+// operator's service account to it.
+func expectUnchanged(d *appsv1.Deployment, since time.Time) {
+	GinkgoHelper()
+	key := client.ObjectKeyFromObject(d)
+	latest := &appsv1.Deployment{}
+	Expect(k8s.Get(ctx(), key, latest)).To(Succeed())
+	Consistently(func(g Gomega) {
+		now := &appsv1.Deployment{}
+		g.Expect(k8s.Get(ctx(), key, now)).To(Succeed())
+		g.Expect(now.Spec).To(Equal(latest.Spec))
+		g.Expect(now.OwnerReferences).To(Equal(latest.OwnerReferences))
+		g.Expect(now.Labels).To(Equal(latest.Labels))
+	}, 10*time.Second).Should(Succeed())
+	for _, e := range readAudit() {
+		if e.write() && e.User.Username == operatorUser && e.ObjectRef.Resource == "deployments" &&
+			e.ObjectRef.Namespace == d.Namespace && e.ObjectRef.Name == d.Name && e.Received.After(since) {
+			Fail(fmt.Sprintf("the operator wrote to %s: %s at %v", key, e.Verb, e.Received))
+		}
+	}
+}
