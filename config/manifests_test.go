@@ -126,7 +126,8 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	g.Expect(manager.Rules).To(ConsistOf(
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"get", "list", "watch"}},
+		// Foos are read from the cache only: no get.
+		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"list", "watch"}},
 		// The controller ownerReference sets blockOwnerDeletion, which
 		// OwnerReferencesPermissionEnforcement (OpenShift) allows only with this.
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/finalizers"}, Verbs: []string{"update"}},
