@@ -87,6 +87,23 @@ func inputSpecs() {
 		Expect(deploymentsIn(ns)()).To(BeZero(), "nothing was created")
 	})
 
+	It("refuses a Foo in a namespace that is being deleted", func() {
+		ns := newNamespace("input-terminating")
+		// A finalizer on an object in it keeps the namespace terminating.
+		held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: ns, Finalizers: []string{"chaos.example.com/hold"}}}
+		Expect(k8s.Create(ctx(), held)).To(Succeed())
+		DeferCleanup(func() {
+			patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+			Expect(k8s.Patch(ctx(), held, patch)).To(Succeed())
+		})
+		Expect(k8s.Delete(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		err := k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "late", Namespace: ns},
+			Spec: samplev1alpha1.FooSpec{DeploymentName: "late"}})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("because it is being terminated"))
+		figures.add(scenario, "a Foo created in a terminating namespace", "refused: \"because it is being terminated\"")
+	})
+
 	It("handles odd but valid Foos without harm", func() {
 		ns := newNamespace("input-valid")
 		startReplica("manager-input")
