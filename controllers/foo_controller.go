@@ -319,7 +319,10 @@ func (r *FooReconciler) applyDeployment(ctx context.Context, desired *appsv1ac.D
 // deleteStaleDeployments deletes the Deployments this Foo controls under a name other than
 // spec.deploymentName, what a rename leaves behind, once current (the Deployment under
 // the new name) is available, so a rename causes no downtime. A Foo scaled to zero needs
-// no replacement.
+// no replacement. A Deployment whose (immutable) selector was made for another Foo is not
+// a leftover of this one: someone pointed its ownerReference here, and deleting it would
+// take down the other Foo's workload; it is left alone, and the Foo that names it reports
+// the conflict.
 func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo, current *appsv1.Deployment) error {
 	if desiredReplicas(foo) > 0 && !available(current) {
 		return nil
@@ -330,7 +333,7 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 	}
 	for i := range owned.Items {
 		d := &owned.Items[i]
-		if d.Name == foo.Spec.DeploymentName || !d.DeletionTimestamp.IsZero() {
+		if d.Name == foo.Spec.DeploymentName || !d.DeletionTimestamp.IsZero() || !madeFor(d, foo) {
 			continue
 		}
 		// The UID precondition makes sure the object deleted is the one found controlled.

@@ -232,6 +232,29 @@ var _ = Describe("Foo reconciler", func() {
 		}).Should(Succeed())
 	})
 
+	It("leaves alone a Deployment made for another Foo when someone points its ownerReference at this one", func() {
+		a := create(ctx, newFoo("a", withNamespace(ns), withDeploymentName("a")))
+		b := create(ctx, newFoo("b", withNamespace(ns), withDeploymentName("b")))
+		eventuallyDeployment(ns, "a")
+		eventuallyDeployment(ns, "b")
+		simulateRollout(ctx, ns, "a", 1, true)
+		simulateRollout(ctx, ns, "b", 1, true) // b's own Deployment is available: b deletes leftovers
+
+		repointed := getDeployment(Default, ns, "a")
+		repointed.OwnerReferences[0].Name, repointed.OwnerReferences[0].UID = b.Name, b.UID
+		Expect(k8sClient.Update(ctx, repointed)).To(Succeed())
+
+		expectEvent(ns, ReasonErrResourceExists, `Resource "a" already exists and is not managed by Foo`)
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, a).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, "a").ResourceVersion).To(Equal(repointed.ResourceVersion), "neither Foo writes to it")
+		}).Should(Succeed())
+	})
+
 	It("recreates a deleted Deployment, and leaves the Deployment of a deleted Foo to the garbage collector", func() {
 		foo := create(ctx, newFoo("phoenix", withNamespace(ns)))
 		first := eventuallyDeployment(ns, foo.Spec.DeploymentName)

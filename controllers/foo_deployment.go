@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -64,6 +65,13 @@ func selectorLabels(foo *samplev1alpha1.Foo) map[string]string {
 		"app":        "nginx",
 		"controller": foo.Name,
 	}
+}
+
+// madeFor reports whether d was created for foo: its selector, which the API server never
+// lets change, is the one deploymentFor gives foo's Deployments.
+func madeFor(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
+	return d.Spec.Selector != nil && len(d.Spec.Selector.MatchExpressions) == 0 &&
+		maps.Equal(d.Spec.Selector.MatchLabels, selectorLabels(foo))
 }
 
 // deploymentLabels are the labels of a Foo's Deployment and pods: the selector labels plus
