@@ -22,11 +22,13 @@ import (
 	"flag"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -41,6 +43,15 @@ import (
 const (
 	// leaderElectionID names the Lease the replicas of the operator elect a leader with.
 	leaderElectionID = "foo-operator.samplecontroller.example.com"
+
+	// leaseDuration is how long the leader's Lease lasts unrenewed: a waiting replica takes
+	// over once it saw no renewal for that long. A leader that cannot renew stops its
+	// controllers after a retry period (2 s) and the renew deadline (10 s), plus up to 5 s
+	// it spends trying to release the Lease (LeaderElectionReleaseOnCancel; the Lease
+	// client's timeout is half the renew deadline): 17 s in the worst case.
+	// controller-runtime's default of 15 s would let a new leader start while the old one
+	// still runs (test/chaos's partition spec measured 0.6 s to spare); 20 s keeps 3 s.
+	leaseDuration = 20 * time.Second
 )
 
 var (
@@ -111,11 +122,13 @@ func main() {
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controllers.CacheOptions(namespaces),
+		MapperProvider:                controllers.NewRESTMapper,
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,
 		LeaderElectionID:              leaderElectionID,
 		LeaderElectionNamespace:       leaderElectionNamespace,
+		LeaseDuration:                 ptr.To(leaseDuration),
 		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {

@@ -87,12 +87,23 @@ func readAudit() []auditEvent {
 	return events
 }
 
-// writesBy returns the writes of a replica (its binary's name starts its user agent) received
-// in [from, to).
+// writesBy returns the writes of a replica received in [from, to).
 func writesBy(events []auditEvent, replica string, from, to time.Time) []auditEvent {
 	var out []auditEvent
+	for _, e := range requestsBy(events, replica, from, to) {
+		if e.write() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// requestsBy returns the requests of a replica (its binary's name starts its user agent)
+// received in [from, to).
+func requestsBy(events []auditEvent, replica string, from, to time.Time) []auditEvent {
+	var out []auditEvent
 	for _, e := range events {
-		if e.write() && strings.HasPrefix(e.UserAgent, replica+"/") && !e.Received.Time.Before(from) && e.Received.Time.Before(to) {
+		if strings.HasPrefix(e.UserAgent, replica+"/") && !e.Received.Time.Before(from) && e.Received.Time.Before(to) {
 			out = append(out, e)
 		}
 	}

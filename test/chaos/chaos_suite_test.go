@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,6 +82,9 @@ func TestChaos(t *testing.T) {
 
 var _ = Describe("The operator", Ordered, func() {
 	Context("under faults", faultSpecs)
+	Context("through control plane outages", outageSpecs)
+	Context("cut off from the API server", partitionSpecs)
+	Context("under load", loadSpecs)
 	Context("given hostile and odd input", inputSpecs)
 	Context("as a security boundary", securitySpecs)
 })
@@ -94,10 +98,11 @@ var _ = BeforeSuite(func() {
 	By("starting a local cluster of the suite's own, with an audit log")
 	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())
 	Expect(os.Setenv("LOCAL_CLUSTER_AUDIT_POLICY", mustAbs("audit-policy.yaml"))).To(Succeed())
-	Expect(os.Setenv("LOCAL_CLUSTER_NODE_PODS", "3000")).To(Succeed())
+	Expect(os.Setenv("LOCAL_CLUSTER_NODE_PODS", "12000")).To(Succeed())
 	run(root, nil, "hack/local-cluster.sh", "down")
 	run(root, nil, "hack/local-cluster.sh", "up")
 	DeferCleanup(func() { run(root, nil, "hack/local-cluster.sh", "down") })
+	readClusterComponents()
 
 	var err error
 	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(clusterDir, "kubeconfig"))
@@ -116,8 +121,9 @@ var _ = BeforeSuite(func() {
 	manifests := run(root, nil, "bin/kustomize", "build", "config/default")
 	run(root, strings.NewReader(manifests), "bin/kubectl", "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"), "apply", "--server-side", "-f", "-")
 	run(root, nil, "bin/kubectl", "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
+	memoryLimit = shippedMemoryLimit(manifests)
 
-	kubeconfig = writeKubeconfig("operator", tokenOf(operatorNamespace, serviceAccount))
+	kubeconfig = writeKubeconfig("operator", cfg.Host, tokenOf(operatorNamespace, serviceAccount))
 })
 
 var _ = AfterSuite(func() {
@@ -132,6 +138,8 @@ type replica struct {
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
+	// started is when the process started.
+	started time.Time
 	// exited is when the process exited; read it after done is closed.
 	exited time.Time
 }
@@ -141,38 +149,62 @@ type replica struct {
 // the defaults.
 func startReplica(name string, args ...string) *replica {
 	GinkgoHelper()
+	r, err := launch(name, args...)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		r.shutdown()
+		attachLogIfFailed(r)
+	})
+	return r
+}
+
+// launch starts a replica; it is safe to call from any goroutine.
+func launch(name string, args ...string) (*replica, error) {
 	bin := filepath.Join(work, name)
-	if _, err := os.Stat(bin); os.IsNotExist(err) {
-		Expect(os.Link(managerBin, bin)).To(Succeed())
+	if err := os.Link(managerBin, bin); err != nil && !os.IsExist(err) {
+		return nil, err
 	}
 	r := &replica{name: name, log: filepath.Join(work, fmt.Sprintf("%s-%d.log", name, time.Now().UnixNano())), done: make(chan struct{})}
 	logFile, err := os.Create(r.log)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return nil, err
+	}
 	defaults := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + operatorNamespace,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
 	r.cmd = exec.Command(bin, append(defaults, args...)...)
+	r.cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.FormatInt(memoryLimit.Value(), 10))
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	Expect(r.cmd.Start()).To(Succeed())
+	if err := r.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	r.started = time.Now()
 	go func() {
 		_ = r.cmd.Wait()
 		r.exited = time.Now()
 		logFile.Close()
 		close(r.done)
 	}()
-	DeferCleanup(func() {
-		r.signal(syscall.SIGTERM)
-		select {
-		case <-r.done:
-		case <-time.After(30 * time.Second):
-			r.signal(syscall.SIGKILL)
-			<-r.done
-		}
-		if CurrentSpecReport().Failed() {
-			raw, _ := os.ReadFile(r.log)
-			AddReportEntry(name+" log", string(raw))
-		}
-	})
-	return r
+	return r, nil
+}
+
+// shutdown stops the replica as the kubelet stops a pod: SIGTERM, SIGKILL after 30 s.
+func (r *replica) shutdown() {
+	r.signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+		r.signal(syscall.SIGKILL)
+		<-r.done
+	}
+}
+
+// attachLogIfFailed adds the replica's log to the report of a failed spec.
+func attachLogIfFailed(r *replica) {
+	if CurrentSpecReport().Failed() {
+		raw, _ := os.ReadFile(r.log)
+		AddReportEntry(r.name+" log", string(raw))
+	}
 }
 
 func (r *replica) signal(sig syscall.Signal) { _ = r.cmd.Process.Signal(sig) }
@@ -212,12 +244,13 @@ func tokenOf(ns, name string) string {
 	return token.Status.Token
 }
 
-// writeKubeconfig writes a kubeconfig of the cluster with a bearer token and returns its path.
-func writeKubeconfig(name, token string) string {
+// writeKubeconfig writes a kubeconfig of the cluster's API server at server with a bearer
+// token and returns its path.
+func writeKubeconfig(name, server, token string) string {
 	GinkgoHelper()
 	path := filepath.Join(work, name+".kubeconfig")
 	Expect(clientcmd.WriteToFile(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"chaos": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
+		Clusters:       map[string]*clientcmdapi.Cluster{"chaos": {Server: server, CertificateAuthorityData: cfg.CAData}},
 		AuthInfos:      map[string]*clientcmdapi.AuthInfo{name: {Token: token}},
 		Contexts:       map[string]*clientcmdapi.Context{"chaos": {Cluster: "chaos", AuthInfo: name}},
 		CurrentContext: "chaos",
@@ -270,6 +303,9 @@ func (r *report) write(path string) error {
 		time.Now().UTC().Format("2006-01-02"), commit())
 	b.WriteString("and the RBAC `config/default` ships, on a local cluster (kwok with the real kube-apiserver, kube-controller-manager\n")
 	b.WriteString("and kube-scheduler). Writes are counted from kube-apiserver's audit log, per replica by user agent.\n\n")
+	if short() {
+		b.WriteString("This is the short version (CHAOS_SHORT): 30 s outages only, 1,000 Foos of load.\n\n")
+	}
 	b.WriteString("| scenario | figure | value |\n|---|---|---|\n")
 	for _, row := range r.rows {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0], row[1], row[2])

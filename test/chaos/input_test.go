@@ -182,6 +182,29 @@ func inputSpecs() {
 		expectDegraded(ns, "disowned", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
 		expectUnchanged(d, disowned)
 		figures.add(scenario, "controller reference removed from a Foo's Deployment", "Degraded DeploymentConflict; the Deployment, now someone else's, unchanged")
+
+		By("someone points the controller reference of a Foo's Deployment at another Foo")
+		for _, name := range []string{"owner-a", "owner-b"} {
+			Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec: samplev1alpha1.FooSpec{DeploymentName: name}})).To(Succeed())
+		}
+		for _, name := range []string{"owner-a", "owner-b"} { // owner-b deletes leftovers once its own Deployment is available
+			Eventually(func(g Gomega) {
+				g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+				g.Expect(d.Status.AvailableReplicas).To(BeEquivalentTo(1))
+			}).Should(Succeed())
+		}
+		b := &samplev1alpha1.Foo{}
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "owner-b"}, b)).To(Succeed())
+		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: "owner-a"}, d)).To(Succeed())
+		patch = client.MergeFrom(d.DeepCopy())
+		d.OwnerReferences[0].Name, d.OwnerReferences[0].UID = b.Name, b.UID
+		Expect(k8s.Patch(ctx(), d, patch)).To(Succeed())
+		repointed := time.Now()
+		expectDegraded(ns, "owner-a", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
+		expectUnchanged(d, repointed)
+		figures.add(scenario, "controller reference of a Foo's Deployment pointed at another Foo",
+			"the Foo that names it Degraded DeploymentConflict; the other Foo does not delete it as its own leftover; unchanged")
 	})
 
 	It("recovers from what others do to its objects", func() {

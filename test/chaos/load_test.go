@@ -1,0 +1,137 @@
+//go:build chaos
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"bufio"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/yaml"
+)
+
+// loadSpecs are scenario 7: 5,000 Foos in 50 namespaces (1,000 in 10 with CHAOS_SHORT).
+func loadSpecs() {
+	It("converges thousands of Foos within its shipped memory limit, with the requests they need and no more", func() {
+		namespaces := 50
+		if short() {
+			namespaces = 10
+		}
+		const perNamespace = 100
+		n := namespaces * perNamespace
+		scenario := fmt.Sprintf("7. Load: %d Foos in %d namespaces, created at once", n, namespaces)
+
+		began := time.Now()
+		operator := startReplica("manager-load")
+		Eventually(operator.leads).WithTimeout(time.Minute).Should(BeTrue())
+		var wg sync.WaitGroup
+		for i := range namespaces {
+			ns := newNamespace(fmt.Sprintf("load-%02d", i))
+			wg.Go(func() {
+				defer GinkgoRecover()
+				createFoos(ns, perNamespace)
+			})
+		}
+		wg.Wait()
+		for i := range namespaces {
+			expectConverged(fmt.Sprintf("load-%02d", i), perNamespace)
+		}
+		figures.add(scenario, "time from the first create to every Foo converged", time.Since(began).Round(time.Second))
+
+		time.Sleep(5 * time.Second) // the audit log is written asynchronously
+		rss, err := vmHWM(operator.cmd.Process.Pid)
+		Expect(err).NotTo(HaveOccurred())
+		figures.add(scenario, "peak RSS of the operator (VmHWM) / shipped memory limit (GOMEMLIMIT set from it)",
+			fmt.Sprintf("%d MiB / %d MiB", rss>>20, memoryLimit.Value()>>20))
+		Expect(rss).To(BeNumerically("<", memoryLimit.Value()), "peak RSS within the shipped memory limit")
+
+		// Per Foo: a read of its Deployment name from the API server (the cache holds only
+		// the operator's Deployments), the creating apply, its event, and one or two status
+		// writes (the rollout's progress after --progress-report-delay, then its end).
+		// Lease renewals and watches are the operator's fixed cost, not per Foo.
+		counts := map[string]int{}
+		perFoo := 0
+		for _, e := range requestsBy(readAudit(), operator.name, began, time.Now()) {
+			key := e.Verb + " " + e.resource()
+			counts[key]++
+			if e.ObjectRef.Resource != "leases" && e.Verb != "watch" && e.Verb != "list" {
+				perFoo++
+			}
+		}
+		var table []string
+		for _, key := range slices.Sorted(maps.Keys(counts)) {
+			table = append(table, fmt.Sprintf("%s %d", key, counts[key]))
+		}
+		figures.add(scenario, "requests of the operator to the API server, by verb and resource", strings.Join(table, "; "))
+		figures.add(scenario, "requests per Foo (besides Leases, lists and watches)", fmt.Sprintf("%.2f", float64(perFoo)/float64(n)))
+		Expect(perFoo).To(BeNumerically("<=", 5*n), "at most a read, an apply, an event and two status writes per Foo")
+	})
+}
+
+// memoryLimit is the memory limit of the operator's container in config/default; the
+// replicas run with GOMEMLIMIT set from it, as its Deployment does.
+var memoryLimit resource.Quantity
+
+// shippedMemoryLimit reads the manager container's memory limit from the manifests
+// config/default builds.
+func shippedMemoryLimit(manifests string) resource.Quantity {
+	GinkgoHelper()
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		d := &appsv1.Deployment{}
+		Expect(yaml.Unmarshal([]byte(doc), d)).To(Succeed())
+		if d.Kind != "Deployment" {
+			continue
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name == "manager" {
+				return c.Resources.Limits[corev1.ResourceMemory]
+			}
+		}
+	}
+	Fail("config/default has no manager container")
+	return resource.Quantity{}
+}
+
+// vmHWM is a process's peak resident set size, in bytes.
+func vmHWM(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		if kb, ok := strings.CutPrefix(scanner.Text(), "VmHWM:"); ok {
+			v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), 10, 64)
+			return v << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}

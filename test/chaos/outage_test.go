@@ -1,0 +1,285 @@
+//go:build chaos
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// outageSpecs are scenario 3: kube-apiserver and etcd stopped for 30 s and (unless
+// CHAOS_SHORT is set) 3 minutes, while Foos converge and while they are idle.
+func outageSpecs() {
+	durations := []time.Duration{30 * time.Second}
+	if !short() {
+		durations = append(durations, 3*time.Minute)
+	}
+	for _, component := range []string{"kube-apiserver", "etcd"} {
+		for _, d := range durations {
+			outageSpec(component, d, true)
+			outageSpec(component, d, false)
+		}
+	}
+}
+
+func outageSpec(component string, outage time.Duration, converging bool) {
+	phase, n := "idle", 50
+	if converging {
+		phase, n = "converging", 200
+	}
+	scenario := fmt.Sprintf("3. %s stopped for %v while %d Foos are %s", component, outage, n, phase)
+	It(fmt.Sprintf("recovers from %s stopped for %v while Foos are %s, restarting as its pod would", component, outage, phase), func() {
+		name := fmt.Sprintf("outage-%s-%s-%s", strings.TrimPrefix(component, "kube-"), outage, phase)
+		ns := newNamespace(name)
+		operator := supervise("manager-" + name)
+		Eventually(operator.leads).WithTimeout(time.Minute).Should(BeTrue())
+		createFoos(ns, n)
+		if converging {
+			Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
+		} else {
+			expectConverged(ns, n)
+		}
+
+		down := time.Now()
+		clusterComponents[component].kill()
+		time.Sleep(outage)
+		clusterComponents[component].start()
+		Eventually(apiServerReady).WithTimeout(2 * time.Minute).Should(Succeed())
+		back := time.Now()
+		// The kubelet restarts the control plane's static pods; kube-controller-manager
+		// and kube-scheduler exit when they cannot renew their Lease.
+		restartExitedComponents()
+
+		if converging {
+			expectConverged(ns, n)
+			figures.add(scenario, "time from the API answering again to every Foo converged", time.Since(back).Round(time.Second))
+		} else {
+			foo := &samplev1alpha1.Foo{}
+			foo.Namespace, foo.Name = ns, fooName(0)
+			Expect(k8s.Patch(ctx(), foo, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":2}}`)))).To(Succeed())
+			Eventually(func(g Gomega) {
+				d := &appsv1.Deployment{}
+				g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: fooName(0)}, d)).To(Succeed())
+				g.Expect(*d.Spec.Replicas).To(BeEquivalentTo(2))
+			}).Should(Succeed())
+			figures.add(scenario, "time from the API answering again to a change made then applied", time.Since(back).Round(time.Second))
+			expectConverged(ns, n)
+			time.Sleep(5 * time.Second) // the audit log is written asynchronously
+			var others []string
+			for _, w := range writesBy(readAudit(), operator.name, down, time.Now()) {
+				if w.ObjectRef.Namespace == ns && !strings.HasPrefix(w.ObjectRef.Name, fooName(0)) { // its events are named foo-0000.<suffix>
+					others = append(others, w.Verb+" "+w.resource()+" "+w.ObjectRef.Name)
+				}
+			}
+			Expect(others).To(BeEmpty(), "writes to the Foos that did not change, or their Deployments, since the outage began")
+			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", 0)
+		}
+		figures.add(scenario, "time from the API answering again to the operator's first write (taking the Lease)", firstWrite(readAudit(), operator.name, back).Sub(back).Round(100*time.Millisecond))
+		// A restart when the Lease could not be renewed is how controller-runtime keeps two
+		// leaders from running: more than one per outage would be a restart storm.
+		Expect(operator.restarts()).To(BeNumerically("<=", 1))
+		figures.add(scenario, "operator restarts (it exits when it cannot renew its Lease)", operator.restarts())
+	})
+}
+
+// short reports whether the suite runs its short version (CHAOS_SHORT, set by CI): 30 s
+// outages only and a smaller load.
+func short() bool { return os.Getenv("CHAOS_SHORT") != "" }
+
+// apiServerReady checks that kube-apiserver answers its readiness check.
+func apiServerReady() error {
+	return clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx()).Error()
+}
+
+// clusterComponent is a process of the local cluster, which kwokctl (runtime binary) started
+// and tracks by a pid file: a spec stops it and starts it again with the command line it
+// ran with.
+type clusterComponent struct {
+	name, pidFile, dir, log string
+	argv                    []string
+}
+
+// clusterComponents are the local cluster's processes, read once it is up.
+var clusterComponents = map[string]*clusterComponent{}
+
+// readClusterComponents records how every process of the local cluster was started.
+func readClusterComponents() {
+	GinkgoHelper()
+	dirs, err := filepath.Glob(filepath.Join(clusterDir, "clusters", "*"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(dirs).To(HaveLen(1))
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
+		c := &clusterComponent{name: name, dir: dirs[0], pidFile: filepath.Join(dirs[0], "pids", name+".pid"), log: filepath.Join(dirs[0], "logs", name+".log")}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid()))
+		Expect(err).NotTo(HaveOccurred())
+		c.argv = strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		clusterComponents[name] = c
+	}
+}
+
+func (c *clusterComponent) pid() int {
+	GinkgoHelper()
+	raw, err := os.ReadFile(c.pidFile)
+	Expect(err).NotTo(HaveOccurred())
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	Expect(err).NotTo(HaveOccurred())
+	return pid
+}
+
+// running reports whether the process is alive: neither gone nor a zombie (the machine's
+// init does not reap the processes kwokctl leaves to it).
+func (c *clusterComponent) running() bool {
+	GinkgoHelper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.pid()))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// kill stops the process at once, as a crash or a lost machine does.
+func (c *clusterComponent) kill() {
+	GinkgoHelper()
+	Expect(syscall.Kill(c.pid(), syscall.SIGKILL)).To(Succeed())
+	Eventually(c.running).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(BeFalse())
+}
+
+// start runs the process again as kwokctl started it, and records its pid where kwokctl
+// looks for it (hack/local-cluster.sh down stops it).
+func (c *clusterComponent) start() {
+	GinkgoHelper()
+	log, err := os.OpenFile(c.log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	Expect(err).NotTo(HaveOccurred())
+	defer log.Close()
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	Expect(cmd.Start()).To(Succeed())
+	go func() { _ = cmd.Wait() }()
+	Expect(os.WriteFile(c.pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)).To(Succeed())
+}
+
+// restartExitedComponents starts the cluster's processes that exited.
+func restartExitedComponents() {
+	GinkgoHelper()
+	for _, c := range clusterComponents {
+		if !c.running() {
+			GinkgoWriter.Printf("restarting %s, which exited\n", c.name)
+			c.start()
+		}
+	}
+}
+
+// supervisor runs a replica of the operator and starts it again whenever it exits, with
+// the kubelet's backoff for a restarting container (10 s, doubled on every restart, at most
+// 5 minutes, reset once it ran for 10 minutes): what a cluster does for the operator's pod.
+// The kubelet itself cannot run on this machine (no container engine).
+type supervisor struct {
+	name string
+	args []string
+
+	mu       sync.Mutex
+	replicas []*replica // every process started, the running one last
+
+	stop, stopped chan struct{}
+}
+
+// supervise starts a supervised replica until the spec ends.
+func supervise(name string, args ...string) *supervisor {
+	GinkgoHelper()
+	first, err := launch(name, args...)
+	Expect(err).NotTo(HaveOccurred())
+	s := &supervisor{name: name, args: args, replicas: []*replica{first}, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go s.loop()
+	DeferCleanup(func() {
+		close(s.stop)
+		<-s.stopped
+		s.current().shutdown()
+		for _, r := range s.all() {
+			attachLogIfFailed(r)
+		}
+	})
+	return s
+}
+
+func (s *supervisor) loop() {
+	defer close(s.stopped)
+	const initial, limit, reset = 10 * time.Second, 5 * time.Minute, 10 * time.Minute
+	backoff := initial
+	for {
+		r := s.current()
+		select {
+		case <-s.stop:
+			return
+		case <-r.done:
+		}
+		if r.exited.Sub(r.started) >= reset {
+			backoff = initial
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, limit)
+		next, err := launch(s.name, s.args...)
+		if err != nil {
+			GinkgoWriter.Printf("supervisor: cannot start %s: %v\n", s.name, err)
+			continue // the exited replica stays current: try again after the next backoff
+		}
+		s.mu.Lock()
+		s.replicas = append(s.replicas, next)
+		s.mu.Unlock()
+	}
+}
+
+func (s *supervisor) current() *replica {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.replicas[len(s.replicas)-1]
+}
+
+func (s *supervisor) all() []*replica {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*replica(nil), s.replicas...)
+}
+
+// restarts is how many times the replica was started again.
+func (s *supervisor) restarts() int { return len(s.all()) - 1 }
+
+// leads reports whether the running replica holds the Lease.
+func (s *supervisor) leads() bool { return s.current().leads() }

@@ -1,0 +1,164 @@
+//go:build chaos
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// partitionSpecs are scenario 4: the leader cut off from the API server for longer than its
+// Lease lasts, while a second replica still reaches it.
+func partitionSpecs() {
+	It("stops the partitioned leader before the other replica starts, so two leaders never write", func() {
+		const scenario, n, cut = "4. Partition: the leader cut off from the API server for 45 s (the Lease lasts 20 s) while 300 Foos converge", 300, 45 * time.Second
+		ns := newNamespace("partition")
+		network := newPartition()
+		old := supervise("manager-partitioned", "--kubeconfig="+writeKubeconfig("partitioned", network.addr(), tokenOf(operatorNamespace, serviceAccount)))
+		Eventually(old.leads).WithTimeout(time.Minute).Should(BeTrue())
+		other := startReplica("manager-reachable")
+
+		createFoos(ns, n)
+		Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
+		partitioned := time.Now()
+		network.cut()
+		Eventually(other.leads).WithTimeout(time.Minute).Should(BeTrue())
+		time.Sleep(time.Until(partitioned.Add(cut)))
+		network.heal()
+		expectConverged(ns, n)
+		time.Sleep(5 * time.Second) // the audit log is written asynchronously
+
+		events := readAudit()
+		first := firstWrite(events, other.name, partitioned)
+		leader := old.all()[0]
+		Expect(leader.done).To(BeClosed(), "the partitioned leader exited when it could not renew its Lease")
+		figures.add(scenario, "time from the cut to the partitioned leader stopping (it exits when it cannot renew the Lease)", leader.exited.Sub(partitioned).Round(100*time.Millisecond))
+		figures.add(scenario, "time from the cut to the other replica's first write", first.Sub(partitioned).Round(100*time.Millisecond))
+		Expect(leader.exited).To(BeTemporally("<", first), "the old leader stopped before the new one wrote")
+		figures.add(scenario, "margin between the old leader stopping and the new leader's first write", first.Sub(leader.exited).Round(100*time.Millisecond))
+		// The restarted replica reaches the API server again after the heal, as a follower.
+		Expect(writesBy(events, old.name, partitioned, time.Now())).To(BeEmpty(), "no write of the partitioned replica reached the API server after the cut")
+		figures.add(scenario, "writes of the partitioned replica after the cut (during and after it, restarted)", 0)
+		figures.add(scenario, "Foos converged, duplicate Deployments", "300 of 300, 0")
+	})
+}
+
+// partition is a TCP proxy to the API server that a spec cuts and heals. While cut it drops
+// every byte both ways, as a partitioned network drops packets; at heal it closes the
+// connections that lost data, as TCP gives up on them. Nothing sent during the cut arrives
+// later, and a client that kept running through it reaches the server again after the heal.
+type partition struct {
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	isCut  bool
+	broken map[*link]bool // connections that lost data
+}
+
+// link is one proxied connection.
+type link struct{ client, server net.Conn }
+
+func (l *link) close() {
+	l.client.Close()
+	l.server.Close()
+}
+
+// newPartition starts a proxy to the API server until the spec ends.
+func newPartition() *partition {
+	GinkgoHelper()
+	server, err := url.Parse(cfg.Host)
+	Expect(err).NotTo(HaveOccurred())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	p := &partition{ln: ln, target: server.Host, broken: map[*link]bool{}}
+	go p.serve()
+	DeferCleanup(ln.Close)
+	return p
+}
+
+// addr is the proxy's URL, the server of a kubeconfig.
+func (p *partition) addr() string { return "https://" + p.ln.Addr().String() }
+
+func (p *partition) serve() {
+	for {
+		client, err := p.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			continue
+		}
+		server, err := net.Dial("tcp", p.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		l := &link{client: client, server: server}
+		go p.pipe(l, server, client)
+		go p.pipe(l, client, server)
+	}
+}
+
+// pipe copies src to dst, dropping what it reads while the network is cut.
+func (p *partition) pipe(l *link, dst, src net.Conn) {
+	defer l.close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			drop := p.isCut
+			if drop {
+				p.broken[l] = true
+			}
+			p.mu.Unlock()
+			if !drop {
+				if _, err := dst.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *partition) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isCut = true
+}
+
+func (p *partition) heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isCut = false
+	for l := range p.broken {
+		l.close()
+	}
+	clear(p.broken)
+}
