@@ -73,9 +73,16 @@ func loadSpecs() {
 		Expect(rss).To(BeNumerically("<", memoryLimit.Value()), "peak RSS within the shipped memory limit")
 
 		// Per Foo: a read of its Deployment name from the API server (the cache holds only
-		// the operator's Deployments), the creating apply, its event, and one or two status
-		// writes (the rollout's progress after --progress-report-delay, then its end).
-		// Lease renewals and watches are the operator's fixed cost, not per Foo.
+		// the operator's Deployments), the creating apply, its event, and status writes: the
+		// rollout's steps once it outlasts --progress-report-delay (at most two for one
+		// replica: created, then available), or only its end. Lease renewals, lists and
+		// watches are the operator's fixed cost.
+		expected := map[string]int{
+			"get apps/deployments":                           n,
+			"patch apps/deployments":                         n,
+			"create events.k8s.io/events":                    n,
+			"patch samplecontroller.example.com/foos/status": 2 * n,
+		}
 		counts := map[string]int{}
 		perFoo := 0
 		for _, e := range requestsBy(readAudit(), operator.name, began, time.Now()) {
@@ -91,7 +98,10 @@ func loadSpecs() {
 		}
 		figures.add(scenario, "requests of the operator to the API server, by verb and resource", strings.Join(table, "; "))
 		figures.add(scenario, "requests per Foo (besides Leases, lists and watches)", fmt.Sprintf("%.2f", float64(perFoo)/float64(n)))
-		Expect(perFoo).To(BeNumerically("<=", 5*n), "at most a read, an apply, an event and two status writes per Foo")
+		for key, bound := range expected {
+			Expect(counts[key]).To(BeNumerically("<=", bound), key)
+		}
+		Expect(perFoo).To(BeNumerically("<=", 5*n+10), "at most the requests above, and a few events of leader election")
 	})
 }
 
