@@ -53,8 +53,9 @@ manifests: controller-gen ## Generate the CRD and RBAC manifests from the marker
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
-generate: controller-gen ## Generate the DeepCopy methods of the API types.
+generate: controller-gen codegen-tools ## Generate the DeepCopy methods of the API types and the client library in pkg/generated.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	BIN=$(LOCALBIN) hack/update-codegen.sh
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -313,6 +314,12 @@ $(LOCALBIN)/sample-controller: hack/tools/sample-controller/go.mod hack/tools/sa
 	cd hack/tools/sample-controller && go build -ldflags "-s -w" -o $@ k8s.io/sample-controller
 	cp "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 	chmod u+w $(LOCALBIN)/sample-controller-crd.yaml
+
+CODEGEN_TOOLS := $(addprefix $(LOCALBIN)/,applyconfiguration-gen client-gen informer-gen lister-gen)
+.PHONY: codegen-tools
+codegen-tools: $(CODEGEN_TOOLS) ## Build k8s.io/code-generator's generators (the Kubernetes minor's release) from their tools module.
+$(CODEGEN_TOOLS): $(LOCALBIN)/%: hack/tools/code-generator/go.mod hack/tools/code-generator/go.sum | $(LOCALBIN)
+	cd hack/tools/code-generator && go build -ldflags "-s -w" -o $@ k8s.io/code-generator/cmd/$*
 
 .PHONY: cluster-tools
 cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~8 minutes on a cold machine).

@@ -105,6 +105,9 @@ type FooStatus struct {
 
 // Foo asks for an nginx Deployment of a given name and replica count, owned by the Foo. It
 // is kubernetes/sample-controller's Foo with validation, conditions and a scale subresource.
+// +genclient
+// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
+// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
@@ -135,8 +138,4 @@ type FooList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Foo `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&Foo{}, &FooList{})
 }
