@@ -242,6 +242,7 @@ KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
 KUBERNETES_MINOR_VERSION := 1.$(KUBERNETES_MINOR)
 OPM_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-registry" {print $$2; exit}' hack/tools/opm/go.mod)
 OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
+METRICS_SERVER_VERSION := $(shell awk '$$1=="sigs.k8s.io/metrics-server" {print $$2; exit}' hack/tools/metrics-server/go.mod)
 OPERATOR_SDK_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-sdk" {print $$2; exit}' hack/tools/operator-sdk/go.mod)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -252,6 +253,7 @@ OPM ?= $(LOCALBIN)/opm
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 KWOK ?= $(LOCALBIN)/kwok
+METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 OLM_OPERATOR ?= $(LOCALBIN)/olm
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 # Kubernetes binaries report this version; clients that parse the server version need it.
@@ -322,7 +324,11 @@ $(CODEGEN_TOOLS): $(LOCALBIN)/%: hack/tools/code-generator/go.mod hack/tools/cod
 	cd hack/tools/code-generator && go build -ldflags "-s -w" -o $@ k8s.io/code-generator/cmd/$*
 
 .PHONY: cluster-tools
-cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~8 minutes on a cold machine).
+cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~15 minutes on a cold machine).
+
+$(METRICS_SERVER): hack/tools/metrics-server/go.mod hack/tools/metrics-server/go.sum | $(LOCALBIN)
+	@echo "Building metrics-server $(METRICS_SERVER_VERSION) from Go modules (one-time)"
+	cd hack/tools/metrics-server && go build -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)" -o $@ sigs.k8s.io/metrics-server/cmd/metrics-server
 
 $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler: $(ENVTEST_ASSETS)/%: hack/tools/kube/go.mod hack/tools/kube/go.sum
 	@echo "Building $* $(KUBERNETES_VERSION) from Go modules (one-time)"

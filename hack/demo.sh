@@ -114,6 +114,15 @@ The demo cluster is running. Try:
   bin/kubectl scale foo example-foo -n $ns --replicas=3
   bin/kubectl get foo example-foo -n $ns -w
   bin/kubectl describe foo example-foo -n $ns
+  go run ./examples/foo-watch --namespace $ns   # the Ready condition of each Foo, as it changes
+
+Scale it with a HorizontalPodAutoscaler (metrics-server serves the CPU kwok simulates):
+  bin/kubectl apply -n $ns -f config/samples/autoscaling_v2_horizontalpodautoscaler.yaml
+  # load: every simulated pod uses 30m CPU, 3 times what a Foo's pods request
+  bin/kubectl patch clusterresourceusage simulated-usage --type=merge -p '{"spec":{"usages":[{"usage":{"cpu":{"value":"30m"},"memory":{"value":"16Mi"}}}]}}'
+  bin/kubectl get hpa,foo -n $ns -w   # 1 -> 5 replicas within about a minute
+  # idle again: back to 1 replica after the HPA's 5-minute scale-down stabilization
+  bin/kubectl patch clusterresourceusage simulated-usage --type=merge -p '{"spec":{"usages":[{"usage":{"cpu":{"value":"1m"},"memory":{"value":"16Mi"}}}]}}'
 Operator log: $work/operator.log
 Remove it all: make demo-down
 EOT

@@ -18,13 +18,30 @@ kubectl=("$bin/kubectl" --kubeconfig "$kubeconfig")
 mkdir -p "$KWOK_WORKDIR"
 
 up() {
-	if "$bin/kwokctl" get clusters 2>/dev/null | grep -qx "$cluster"; then
+	# metrics-server serves metrics.k8s.io from the pods' usage kwok simulates (the
+	# ClusterResourceUsage below), for HorizontalPodAutoscalers; LOCAL_CLUSTER_METRICS_SERVER=false
+	# leaves it out (make bench and make test-chaos, whose figures it would only disturb).
+	local metrics=()
+	if [ "${LOCAL_CLUSTER_METRICS_SERVER:-true}" = true ]; then
+		metrics=(--enable metrics-server --metrics-server-binary "$bin/metrics-server" --enable-crds ClusterResourceUsage,ResourceUsage)
+	fi
+	if "$bin/kwokctl" get clusters 2>/dev/null | grep -qx "$cluster" &&
+		{ [ ${#metrics[@]} -eq 0 ] || [ -f "$KWOK_WORKDIR/clusters/$cluster/pids/metrics-server.pid" ]; }; then
 		"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1 || true
 	else
+		"$bin/kwokctl" delete cluster --name "$cluster" >/dev/null 2>&1 || true # made without metrics-server
 		# hack/kwokctl.yaml: the admission plugins of production clusters.
 		# LOCAL_CLUSTER_AUDIT_POLICY: an audit policy file for kube-apiserver (make bench).
-		"$bin/kwokctl" create cluster --name "$cluster" --runtime binary \
-			--config "$root/hack/kwokctl.yaml" ${LOCAL_CLUSTER_AUDIT_POLICY:+--kube-audit-policy "$LOCAL_CLUSTER_AUDIT_POLICY"} \
+		# kwokctl runs `kubectl kustomize` on metrics-server's manifests (for its APIService),
+		# and would download kubectl and the manifests were they not given; only the first
+		# KwokctlConfiguration counts, so the manifests' path joins hack/kwokctl.yaml's.
+		{
+			cat "$root/hack/kwokctl.yaml"
+			printf 'options:\n  metricsServerManifests:\n  - %s/manifests/base\n' \
+				"$(cd "$root/hack/tools/metrics-server" && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)"
+		} >"$KWOK_WORKDIR/kwokctl.yaml"
+		PATH="$bin:$PATH" "$bin/kwokctl" create cluster --name "$cluster" --runtime binary "${metrics[@]}" \
+			--config "$KWOK_WORKDIR/kwokctl.yaml" ${LOCAL_CLUSTER_AUDIT_POLICY:+--kube-audit-policy "$LOCAL_CLUSTER_AUDIT_POLICY"} \
 			--kube-apiserver-binary "$bin/k8s/kube-apiserver" \
 			--kube-controller-manager-binary "$bin/k8s/kube-controller-manager" \
 			--kube-scheduler-binary "$bin/k8s/kube-scheduler" \
@@ -41,6 +58,7 @@ metadata:
   name: kwok-node-0
   annotations:
     kwok.x-k8s.io/node: fake
+    metrics.k8s.io/resource-metrics-path: /metrics/nodes/kwok-node-0/metrics/resource
   labels:
     kubernetes.io/hostname: kwok-node-0
     kubernetes.io/os: linux
@@ -53,6 +71,20 @@ status:
   capacity: {cpu: "32", memory: 256Gi, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
 NODE
 	"${kubectl[@]}" wait --for=condition=Ready node/kwok-node-0 --timeout=60s >/dev/null
+	if [ ${#metrics[@]} -gt 0 ]; then
+		# What every simulated container uses; patch it to simulate load (make demo says how).
+		"${kubectl[@]}" apply --server-side -f - >/dev/null <<USAGE
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterResourceUsage
+metadata:
+  name: simulated-usage
+spec:
+  usages:
+  - usage:
+      cpu: {value: 1m}
+      memory: {value: 16Mi}
+USAGE
+	fi
 	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
 }
 

@@ -303,6 +303,11 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
 		}).Should(Succeed())
 	})
+
+	It("scales a Foo with a HorizontalPodAutoscaler, the Deployment following the Foo", func() {
+		runOperatorAsInstalled("operators") // installed for all namespaces above
+		expectHPAScaling()
+	})
 })
 
 // generateBundle generates the bundle of version from config/manifests into dir, as make

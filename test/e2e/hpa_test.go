@@ -1,0 +1,202 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/pkg/generated/clientset/versioned"
+)
+
+// expectHPAScaling applies the HorizontalPodAutoscaler sample of config/samples to the sample
+// Foo, raises and lowers the CPU the Foo's simulated pods use, and checks that
+// kube-controller-manager's HPA controller scales the Foo (through its scale subresource,
+// with metrics from metrics-server) up to maxReplicas and down to minReplicas, and that the
+// operator's Deployment follows the Foo: it takes only values the Foo had, in their order,
+// and nothing but the operator sets its replicas.
+func expectHPAScaling() {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-hpa-"}}
+	Expect(k8s.Create(ctx(), ns)).To(Succeed())
+	foo := sampleFoo(ns.Name)
+	Expect(k8s.Create(ctx(), foo)).To(Succeed())
+	expectFooReady(foo)
+
+	raw, err := os.ReadFile(filepath.Join(root, "config", "samples", "autoscaling_v2_horizontalpodautoscaler.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+	Expect(yaml.UnmarshalStrict(raw, hpa)).To(Succeed())
+	Expect(hpa.Spec.ScaleTargetRef.Name).To(Equal(foo.Name))
+	hpa.Namespace = ns.Name
+	// kube-controller-manager waits 5 minutes of lower load before it scales down (its
+	// default stabilization window); the spec does not.
+	hpa.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{
+		ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
+	}
+	minReplicas, maxReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1), hpa.Spec.MaxReplicas
+	Expect(ptr.Deref(foo.Spec.Replicas, 1)).To(Equal(minReplicas), "the sample Foo starts at minReplicas")
+
+	replicas := recordReplicas(ns.Name, foo.Name, foo.Spec.DeploymentName)
+	Expect(k8s.Create(ctx(), hpa)).To(Succeed())
+
+	By("raising the CPU the Foo's pods use to 3 times their request")
+	raised := time.Now()
+	simulateCPU(foo.Name, "30m") // the pods request 10m; the HPA aims at 50 %
+	expectScaledTo(foo, maxReplicas)
+	up := time.Since(raised)
+
+	By("lowering it to a tenth of their request")
+	lowered := time.Now()
+	simulateCPU(foo.Name, "1m")
+	expectScaledTo(foo, minReplicas)
+	down := time.Since(lowered)
+	AddReportEntry("HorizontalPodAutoscaler", fmt.Sprintf("scaled up %d → %d in %v after the load rose, down to %d in %v after it fell",
+		minReplicas, maxReplicas, up.Round(time.Second), minReplicas, down.Round(time.Second)))
+	GinkgoWriter.Printf("HPA scale-up %v, scale-down %v\n", up.Round(time.Second), down.Round(time.Second))
+
+	fooReplicas, deploymentReplicas := replicas()
+	Expect(fooReplicas).To(ContainElements(minReplicas, maxReplicas))
+	Expect(isSubsequence(deploymentReplicas, fooReplicas)).To(BeTrue(),
+		"the Deployment's replicas %v follow the Foo's %v", deploymentReplicas, fooReplicas)
+	Expect(deploymentReplicas[len(deploymentReplicas)-1]).To(Equal(minReplicas))
+
+	d := &appsv1.Deployment{}
+	Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns.Name, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+	Expect(replicasManagers(d)).To(Equal([]string{controllers.FieldManager}), "only the operator sets the Deployment's replicas")
+}
+
+// expectScaledTo waits until the Foo asks for n replicas, has n available and reports it.
+func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(ptr.Deref(got.Spec.Replicas, 1)).To(Equal(n))
+		g.Expect(got.Status.AvailableReplicas).To(Equal(n))
+		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
+	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// simulateCPU sets the CPU kwok reports for every container of the Foo's pods (1m for all
+// others), in the ClusterResourceUsage hack/local-cluster.sh creates; metrics-server serves
+// it to the HPA controller. The default comes back when the spec ends.
+func simulateCPU(fooName, cpu string) {
+	GinkgoHelper()
+	usage := &unstructured.Unstructured{}
+	usage.SetAPIVersion("kwok.x-k8s.io/v1alpha1")
+	usage.SetKind("ClusterResourceUsage")
+	usage.SetName("simulated-usage")
+	expression := fmt.Sprintf(`"controller" in pod.metadata.labels && pod.metadata.labels["controller"] == %q ? Quantity(%q) : Quantity("1m")`, fooName, cpu)
+	patch := fmt.Sprintf(`{"spec":{"usages":[{"usage":{"cpu":{"expression":%q},"memory":{"value":"16Mi"}}}]}}`, expression)
+	Expect(k8s.Patch(ctx(), usage, client.RawPatch(types.MergePatchType, []byte(patch)))).To(Succeed())
+	DeferCleanup(func() {
+		reset := `{"spec":{"usages":[{"usage":{"cpu":{"value":"1m"},"memory":{"value":"16Mi"}}}]}}`
+		Expect(k8s.Patch(ctx(), usage, client.RawPatch(types.MergePatchType, []byte(reset)))).To(Succeed())
+	})
+}
+
+// recordReplicas watches the Foo (through the generated clientset) and its Deployment until
+// the spec ends, and returns a function giving the values their spec.replicas took, in order,
+// without repeats.
+func recordReplicas(ns, fooName, deploymentName string) func() (foo, deployment []int32) {
+	GinkgoHelper()
+	foos, err := versioned.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", fooName).String()}
+	fooWatch, err := foos.SamplecontrollerV1alpha1().Foos(ns).Watch(ctx(), byName)
+	Expect(err).NotTo(HaveOccurred())
+	byName.FieldSelector = fields.OneTermEqualSelector("metadata.name", deploymentName).String()
+	deploymentWatch, err := clientset.AppsV1().Deployments(ns).Watch(ctx(), byName)
+	Expect(err).NotTo(HaveOccurred())
+
+	var (
+		mu                     sync.Mutex
+		fooValues, deployments []int32
+	)
+	follow := func(w watch.Interface, values *[]int32, replicas func(any) *int32) {
+		for event := range w.ResultChan() {
+			if event.Type != watch.Added && event.Type != watch.Modified {
+				continue
+			}
+			n := ptr.Deref(replicas(event.Object), 1)
+			mu.Lock()
+			if len(*values) == 0 || (*values)[len(*values)-1] != n {
+				*values = append(*values, n)
+			}
+			mu.Unlock()
+		}
+	}
+	go follow(fooWatch, &fooValues, func(o any) *int32 { return o.(*samplev1alpha1.Foo).Spec.Replicas })
+	go follow(deploymentWatch, &deployments, func(o any) *int32 { return o.(*appsv1.Deployment).Spec.Replicas })
+	DeferCleanup(fooWatch.Stop)
+	DeferCleanup(deploymentWatch.Stop)
+	return func() ([]int32, []int32) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(fooValues), slices.Clone(deployments)
+	}
+}
+
+// isSubsequence reports whether every value of sub appears in seq, in the same order.
+func isSubsequence(sub, seq []int32) bool {
+	i := 0
+	for _, v := range seq {
+		if i < len(sub) && sub[i] == v {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+// replicasManagers are the field managers that own a Deployment's spec.replicas.
+func replicasManagers(d *appsv1.Deployment) []string {
+	GinkgoHelper()
+	var managers []string
+	for _, entry := range d.ManagedFields {
+		var fields struct {
+			Spec map[string]any `json:"f:spec"`
+		}
+		Expect(json.Unmarshal(entry.FieldsV1.Raw, &fields)).To(Succeed())
+		if _, ok := fields.Spec["f:replicas"]; ok {
+			managers = append(managers, entry.Manager)
+		}
+	}
+	return managers
+}
