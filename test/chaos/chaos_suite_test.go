@@ -98,6 +98,7 @@ var _ = BeforeSuite(func() {
 	By("starting a local cluster of the suite's own, with an audit log")
 	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())
 	Expect(os.Setenv("LOCAL_CLUSTER_AUDIT_POLICY", mustAbs("audit-policy.yaml"))).To(Succeed())
+	Expect(os.Setenv("LOCAL_CLUSTER_METRICS_SERVER", "false")).To(Succeed()) // no HPA here; its scrapes of thousands of pods would only add load
 	Expect(os.Setenv("LOCAL_CLUSTER_NODE_PODS", "12000")).To(Succeed())
 	run(root, nil, "hack/local-cluster.sh", "down")
 	run(root, nil, "hack/local-cluster.sh", "up")
