@@ -137,4 +137,3 @@ func (o *output) String() string {
 	defer o.mu.Unlock()
 	return o.b.String()
 }
-

@@ -190,11 +190,11 @@ func replicasManagers(d *appsv1.Deployment) []string {
 	GinkgoHelper()
 	var managers []string
 	for _, entry := range d.ManagedFields {
-		var fields struct {
+		var owned struct {
 			Spec map[string]any `json:"f:spec"`
 		}
-		Expect(json.Unmarshal(entry.FieldsV1.Raw, &fields)).To(Succeed())
-		if _, ok := fields.Spec["f:replicas"]; ok {
+		Expect(json.Unmarshal(entry.FieldsV1.Raw, &owned)).To(Succeed())
+		if _, ok := owned.Spec["f:replicas"]; ok {
 			managers = append(managers, entry.Manager)
 		}
 	}
