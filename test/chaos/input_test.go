@@ -60,6 +60,7 @@ func inputSpecs() {
 			{input: "deploymentName with uppercase and '_'", spec: map[string]any{"deploymentName": "My_Web"}, message: "deploymentName must be a valid Deployment name"},
 			{input: "deploymentName in unicode", spec: map[string]any{"deploymentName": "wëb-ünïcödé"}, message: "deploymentName must be a valid Deployment name"},
 			{input: "deploymentName ending in '-'", spec: map[string]any{"deploymentName": "web-"}, message: "deploymentName must be a valid Deployment name"},
+			{input: "deploymentName starting with '.'", spec: map[string]any{"deploymentName": ".web"}, message: "deploymentName must be a valid Deployment name"},
 			{input: "empty deploymentName", spec: map[string]any{"deploymentName": ""}, message: "should be at least 1 chars long"},
 			{input: "no deploymentName", spec: map[string]any{"replicas": int64(1)}, message: "spec.deploymentName: Required value"},
 			{input: "replicas -1", spec: map[string]any{"deploymentName": "web", "replicas": int64(-1)}, message: "should be greater than or equal to 0"},
