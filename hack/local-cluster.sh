@@ -67,8 +67,9 @@ metadata:
 spec:
   taints: []
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
-  capacity: {cpu: "32", memory: 256Gi, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
+  # Room for LOCAL_CLUSTER_NODE_PODS pods of a Foo (10m CPU, 32Mi each): the pod count is the limit.
+  allocatable: {cpu: "1k", memory: 4Ti, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
+  capacity: {cpu: "1k", memory: 4Ti, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
 NODE
 	"${kubectl[@]}" wait --for=condition=Ready node/kwok-node-0 --timeout=60s >/dev/null
 	if [ ${#metrics[@]} -gt 0 ]; then

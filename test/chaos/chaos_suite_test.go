@@ -84,9 +84,9 @@ var _ = Describe("The operator", Ordered, func() {
 	Context("under faults", faultSpecs)
 	Context("through control plane outages", outageSpecs)
 	Context("cut off from the API server", partitionSpecs)
-	Context("under load", loadSpecs)
 	Context("given hostile and odd input", inputSpecs)
 	Context("as a security boundary", securitySpecs)
+	Context("under load", loadSpecs)
 })
 
 var _ = BeforeSuite(func() {
