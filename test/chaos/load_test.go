@@ -100,10 +100,12 @@ func loadSpecs() {
 		}
 		figures.add(scenario, "requests of the operator to the API server, by verb and resource", strings.Join(table, "; "))
 		figures.add(scenario, "requests per Foo (besides Leases, lists and watches)", fmt.Sprintf("%.2f", float64(perFoo)/float64(n)))
+		total := 0
 		for key, bound := range expected {
 			Expect(counts[key]).To(BeNumerically("<=", bound), key)
+			total += bound
 		}
-		Expect(perFoo).To(BeNumerically("<=", 5*n+10), "at most the requests above, and a few events of leader election")
+		Expect(perFoo).To(BeNumerically("<=", total+10), "at most the requests above, and a few events of leader election")
 	})
 }
 
