@@ -194,7 +194,7 @@ test-e2e: cluster-tools kustomize operator-sdk ## Install, use, upgrade and unin
 CHAOS_SHORT ?=
 .PHONY: test-chaos
 test-chaos: cluster-tools kustomize ## Faults, outages, partition, hostile input, load and permissions on a local cluster; writes docs/reliability.md.
-	CHAOS_SHORT=$(CHAOS_SHORT) CHAOS_REPORT=$(CURDIR)/docs/reliability.md go test -tags chaos ./test/chaos -v -timeout 120m -ginkgo.v
+	CHAOS_SHORT=$(CHAOS_SHORT) CHAOS_REPORT=$(CURDIR)/docs/reliability.md go test -tags chaos ./test/chaos -v -timeout 150m -ginkgo.v
 
 ##@ Benchmarks
 

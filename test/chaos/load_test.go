@@ -33,8 +33,11 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // loadSpecs are scenario 7: 5,000 Foos in 50 namespaces (1,000 in 10 with CHAOS_SHORT).
@@ -60,6 +63,19 @@ func loadSpecs() {
 			})
 		}
 		wg.Wait()
+		// The namespaces converge together (kube-controller-manager works through them all at
+		// once), so the first may take as long as the whole: wait for every Foo first.
+		Eventually(func(g Gomega) {
+			foos := &samplev1alpha1.FooList{}
+			g.Expect(k8s.List(ctx(), foos)).To(Succeed())
+			ready := 0
+			for _, f := range foos.Items {
+				if strings.HasPrefix(f.Namespace, "load-") && meta.IsStatusConditionTrue(f.Status.Conditions, samplev1alpha1.ReadyCondition) {
+					ready++
+				}
+			}
+			g.Expect(ready).To(Equal(n))
+		}).WithTimeout(45 * time.Minute).WithPolling(10 * time.Second).Should(Succeed())
 		for i := range namespaces {
 			expectConverged(fmt.Sprintf("load-%02d", i), perNamespace)
 		}
