@@ -48,7 +48,9 @@ func NewRESTMapper(config *rest.Config, httpClient *http.Client) (meta.RESTMappe
 }
 
 // knownKindsMapper answers RESTMapping from known first, and from the embedded mapper for
-// the kinds known does not hold.
+// the kinds known does not hold. Not apimachinery's meta.FirstHitRESTMapper: for any other
+// kind it would join known's NoKindMatchError to the dynamic mapper's error, so that a
+// discovery failure would pass meta.IsNoMatchError ("no such kind") for its callers.
 type knownKindsMapper struct {
 	meta.RESTMapper
 	known meta.RESTMapper

@@ -91,11 +91,15 @@ func expectHPAScaling() {
 		minReplicas, maxReplicas, up.Round(time.Second), minReplicas, down.Round(time.Second)))
 	GinkgoWriter.Printf("HPA scale-up %v, scale-down %v\n", up.Round(time.Second), down.Round(time.Second))
 
-	fooReplicas, deploymentReplicas := replicas()
-	Expect(fooReplicas).To(ContainElements(minReplicas, maxReplicas))
-	Expect(isSubsequence(deploymentReplicas, fooReplicas)).To(BeTrue(),
-		"the Deployment's replicas %v follow the Foo's %v", deploymentReplicas, fooReplicas)
-	Expect(deploymentReplicas[len(deploymentReplicas)-1]).To(Equal(minReplicas))
+	// The watches deliver their last events asynchronously.
+	Eventually(func(g Gomega) {
+		fooReplicas, deploymentReplicas := replicas()
+		g.Expect(fooReplicas).To(ContainElements(minReplicas, maxReplicas))
+		g.Expect(deploymentReplicas).NotTo(BeEmpty())
+		g.Expect(deploymentReplicas[len(deploymentReplicas)-1]).To(Equal(minReplicas))
+		g.Expect(isSubsequence(deploymentReplicas, fooReplicas)).To(BeTrue(),
+			"the Deployment's replicas %v follow the Foo's %v", deploymentReplicas, fooReplicas)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
 
 	d := &appsv1.Deployment{}
 	Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns.Name, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
