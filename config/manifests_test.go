@@ -18,6 +18,7 @@ limitations under the License.
 package config_test
 
 import (
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -90,9 +91,9 @@ func TestManagerDeployment(t *testing.T) {
 	g.Expect(c.Image).To(Equal("quay.io/example/foo-operator:v0.1.0"))
 	// The default operand image is pinned and the same in the manifest and in the code.
 	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "RELATED_IMAGE_NGINX", Value: controllers.DefaultOperandImage}))
-	// The Go runtime's soft memory limit is the container's.
+	// The Go runtime's soft memory limit follows the container's (main.go takes a share).
 	g.Expect(c.Env).To(ContainElement(SatisfyAll(
-		HaveField("Name", "GOMEMLIMIT"),
+		HaveField("Name", "MEMORY_LIMIT"),
 		HaveField("ValueFrom.ResourceFieldRef.Resource", "limits.memory"),
 	)))
 	g.Expect(controllers.DefaultOperandImage).NotTo(HaveSuffix(":latest"))
@@ -132,6 +133,20 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		// OwnerReferencesPermissionEnforcement (OpenShift) allows only with this.
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/finalizers"}, Verbs: []string{"update"}},
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos/status"}, Verbs: []string{"patch"}},
+	))
+
+	// Leader election reads and renews its own Lease only: an AllNamespaces OLM install
+	// makes this Role a ClusterRole, which must not reach node heartbeats or other
+	// components' leader Leases.
+	var leases []rbacv1.PolicyRule
+	for _, r := range rules {
+		if slices.Contains(r.Resources, "leases") {
+			leases = append(leases, r)
+		}
+	}
+	g.Expect(leases).To(ConsistOf(
+		rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{controllers.LeaderElectionID}, Verbs: []string{"get", "update"}},
+		rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
 	))
 }
 

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -96,11 +97,14 @@ func newDeployment(foo *samplev1alpha1.Foo, opts ...deploymentOption) *appsv1.De
 }
 
 // withRollout sets the Deployment status as the Deployment controller would: generation
-// observed, updated and available replicas, and the Available condition.
+// observed, updated and available replicas, the Available condition, and the Progressing
+// condition, which reports the new ReplicaSet available once every replica is updated and
+// available.
 func withRollout(updated, available int32, availableCondition bool) deploymentOption {
 	return func(d *appsv1.Deployment) {
+		replicas := ptr.Deref(d.Spec.Replicas, 1)
 		d.Status.ObservedGeneration = d.Generation
-		d.Status.Replicas = max(ptr.Deref(d.Spec.Replicas, 1), updated)
+		d.Status.Replicas = max(replicas, updated)
 		d.Status.UpdatedReplicas = updated
 		d.Status.ReadyReplicas = available
 		d.Status.AvailableReplicas = available
@@ -108,18 +112,40 @@ func withRollout(updated, available int32, availableCondition bool) deploymentOp
 		if availableCondition {
 			status = corev1.ConditionTrue
 		}
-		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
-			Type: appsv1.DeploymentAvailable, Status: status, Reason: "MinimumReplicasAvailable",
-		})
+		setDeploymentCondition(d, appsv1.DeploymentAvailable, status, "MinimumReplicasAvailable")
+		progress := "ReplicaSetUpdated"
+		if updated >= replicas && available >= replicas && availableCondition {
+			progress = "NewReplicaSetAvailable"
+		}
+		setDeploymentCondition(d, appsv1.DeploymentProgressing, corev1.ConditionTrue, progress)
+	}
+}
+
+// withPodsLost sets what the Deployment controller reports when pods of a completed
+// rollout are lost: the new ReplicaSet was available, now only available replicas are.
+func withPodsLost(available int32) deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.Status.ReadyReplicas, d.Status.AvailableReplicas = available, available
+		setDeploymentCondition(d, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable")
 	}
 }
 
 func withProgressDeadlineExceeded() deploymentOption {
 	return func(d *appsv1.Deployment) {
-		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
-			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
-		})
+		setDeploymentCondition(d, appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded")
 	}
+}
+
+// setDeploymentCondition sets the Deployment's condition of type t.
+func setDeploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason string) {
+	c := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason}
+	for i := range d.Status.Conditions {
+		if d.Status.Conditions[i].Type == t {
+			d.Status.Conditions[i] = c
+			return
+		}
+	}
+	d.Status.Conditions = append(d.Status.Conditions, c)
 }
 
 // testImage is the default operand image in tests.
@@ -136,4 +162,25 @@ func asDeployment(ac *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment
 		return nil, err
 	}
 	return d, nil
+}
+
+// withAvailable sets the Deployment's Available condition.
+func withAvailable(available bool) deploymentOption {
+	return func(d *appsv1.Deployment) {
+		status := corev1.ConditionFalse
+		if available {
+			status = corev1.ConditionTrue
+		}
+		setDeploymentCondition(d, appsv1.DeploymentAvailable, status, "MinimumReplicasAvailable")
+	}
+}
+
+// withAppliedAt records an apply of the operator at t, as the API server does in
+// managedFields.
+func withAppliedAt(t time.Time) deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.ManagedFields = append(d.ManagedFields, metav1.ManagedFieldsEntry{
+			Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, Time: &metav1.Time{Time: t},
+		})
+	}
 }

@@ -27,7 +27,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -55,6 +54,9 @@ const (
 	ReasonDeploymentScaled = "DeploymentScaled"
 	// ReasonDeploymentUpdated: the operator corrected other fields of a Foo's Deployment.
 	ReasonDeploymentUpdated = "DeploymentUpdated"
+	// ReasonDeploymentAdopted: the operator adopted a Deployment made for an earlier Foo of
+	// the same name and left without a controller.
+	ReasonDeploymentAdopted = "DeploymentAdopted"
 	// ReasonDeploymentDeleted: the operator deleted a Deployment the Foo no longer names.
 	ReasonDeploymentDeleted = "DeploymentDeleted"
 	// ReasonErrResourceExists (Warning): the Deployment name is taken by an object the Foo
@@ -64,6 +66,14 @@ const (
 	// DeploymentConflict condition.
 	MessageResourceExists = "Resource %q already exists and is not managed by Foo"
 )
+
+// repairFieldManager is the field manager of the patches that restore the operator's
+// member of one-of fields (oneOfRepair).
+const repairFieldManager = FieldManager + "-repair"
+
+// LeaderElectionID names the Lease the replicas of the operator elect a leader with. The
+// leader election Role grants updates of this Lease only.
+const LeaderElectionID = "foo-operator.samplecontroller.example.com"
 
 // Field index names of the manager's cache.
 const (
@@ -120,6 +130,9 @@ type FooReconciler struct {
 	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
+
+	// memory is what passes remember about Foos in a name conflict or a field contest.
+	memory memories
 }
 
 // Foos are read from the cache only: list and watch, no get. test/chaos checks that every
@@ -140,22 +153,28 @@ type FooReconciler struct {
 // Deployment through the controller ownerReference.
 func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	foo := &samplev1alpha1.Foo{}
-	if err := r.Get(ctx, req.NamespacedName, foo); err != nil {
+	if err := r.Get(ctx, req.NamespacedName, foo); err != nil || !foo.DeletionTimestamp.IsZero() {
+		r.memory.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !foo.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
 	}
 
 	obs := newObservation(r.reconcileDeployments(ctx, foo))
-	status, wait, err := r.reconcileStatus(ctx, foo, obs)
+	if obs.reason != samplev1alpha1.DeploymentConflictReason {
+		r.memory.with(req.NamespacedName, func(m *fooMemory) { m.conflictSince = time.Time{} })
+	}
+	wait, err := r.reconcileStatus(ctx, foo, obs)
 	if err := errors.Join(obs.retryErr, err); err != nil {
 		return ctrl.Result{}, err
 	}
-	if obs.reason == samplev1alpha1.DeploymentConflictReason {
-		return ctrl.Result{RequeueAfter: r.conflictRecheckAfter(status, time.Now())}, nil
+	return ctrl.Result{RequeueAfter: soonest(wait, obs.requeueAfter)}, nil
+}
+
+// soonest is the shorter of two waits, a zero wait meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
 	}
-	return ctrl.Result{RequeueAfter: wait}, nil
+	return a
 }
 
 // reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and
@@ -175,7 +194,7 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 
 // reconcileDeployment creates the Deployment named in spec.deploymentName, or corrects it
 // when it drifted from the Foo. A Deployment of that name that the Foo does not control is
-// never modified: the result is a DeploymentConflict.
+// never modified, unless it is adoptable: the result is a DeploymentConflict.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	desired := deploymentFor(foo, r.DefaultImage)
 	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
@@ -184,10 +203,12 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 		return nil, err
 	case live == nil:
 		return r.createDeployment(ctx, foo, desired)
-	case !metav1.IsControlledBy(live, foo):
-		return nil, nameTaken(live.Name)
-	default:
+	case metav1.IsControlledBy(live, foo):
 		return r.updateDeployment(ctx, foo, desired, live)
+	case adoptable(live, foo):
+		return r.adoptDeployment(ctx, foo, desired, live)
+	default:
+		return nil, r.nameTaken(foo, live.Name)
 	}
 }
 
@@ -210,11 +231,20 @@ func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedN
 }
 
 // nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
-// the Foo does not control.
-func nameTaken(name string) error {
+// the Foo does not control, with when to look at the name again.
+func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
+	now := time.Now()
+	var since time.Time
+	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
+		if m.conflictSince.IsZero() {
+			m.conflictSince = now
+		}
+		since = m.conflictSince
+	})
 	return &reasonError{
-		reason: samplev1alpha1.DeploymentConflictReason,
-		err:    fmt.Errorf(MessageResourceExists, name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
+		reason:       samplev1alpha1.DeploymentConflictReason,
+		err:          fmt.Errorf(MessageResourceExists, name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
+		requeueAfter: r.conflictRecheckAfter(since, now),
 	}
 }
 
@@ -246,7 +276,7 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 	err := r.APIReader.Get(ctx, key, live)
 	switch {
 	case err == nil && !metav1.IsControlledBy(live, foo):
-		return nameTaken(live.Name)
+		return r.nameTaken(foo, live.Name)
 	case client.IgnoreNotFound(err) != nil:
 		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
 	default:
@@ -254,59 +284,190 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 	}
 }
 
-// updateDeployment applies desired when what the operator owns in live drifted from it.
-func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*appsv1.Deployment, error) {
-	drift, err := drifted(desired, live)
-	if err != nil || !drift {
-		return live, err
+// updateDeployment applies desired when the operator changed it or lost fields of it
+// since its last apply (driftOf). The decision is made again on the stored Deployment, with
+// every writer's managedFields, and the apply is tied to the resourceVersion it was made
+// on: a lagging cache can neither re-own a Deployment someone released or replaced, nor
+// undo a write it has not seen yet.
+func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
+	if d, err := driftOf(desired, cached); err != nil || d.none() {
+		return cached, errors.Join(err, r.contestHeld(foo, cached.Name))
 	}
-	if err := r.upgradeOwnership(ctx, live); err != nil {
-		return live, err
+	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
+	switch {
+	case err != nil:
+		return cached, err
+	case !metav1.IsControlledBy(stored, foo):
+		return nil, r.nameTaken(foo, stored.Name)
 	}
-	d, err := r.applyDeployment(ctx, desired)
+	d, err := driftOf(desired, stored)
+	if err != nil || d.none() {
+		return stored, errors.Join(err, r.contestHeld(foo, stored.Name))
+	}
+	taker, err := takerOf(stored, d.lost)
 	if err != nil {
-		return live, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(live), err))
+		return stored, err
 	}
-	deploymentWrites.WithLabelValues("update").Inc()
+	if taker == nil {
+		contestErr := r.contestHeld(foo, stored.Name)
+		applied, err := r.applyOver(ctx, foo, desired, stored, "")
+		return applied, cmp.Or(err, contestErr)
+	}
+	apply, contestErr := r.contestTaken(foo, *taker, stored.Name)
+	if !apply {
+		return stored, contestErr
+	}
+	fieldTakeovers.WithLabelValues(taker.manager, taker.field).Inc()
+	applied, err := r.applyOver(ctx, foo, desired, stored, fmt.Sprintf("; took %s back from field manager %q", taker.field, taker.manager))
+	return applied, cmp.Or(err, contestErr)
+}
 
-	from, to := ptr.Deref(live.Spec.Replicas, 1), ptr.Deref(d.Spec.Replicas, 1)
-	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(d))
-	if from != to {
-		logger.Info("Scaled Deployment", "from", from, "to", to)
-		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentScaled, "Scale",
-			"Scaled Deployment %s from %d to %d replicas", d.Name, from, to)
-	} else {
-		logger.Info("Corrected drift of Deployment")
-		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentUpdated, "Update",
-			"Updated Deployment %s to match the Foo", d.Name)
+// adoptDeployment takes over a Deployment that was made for a Foo of this name and left
+// without a controller (`kubectl delete foo --cascade=orphan`, then the Foo created again),
+// deciding again on the stored Deployment.
+func (r *FooReconciler) adoptDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
+	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
+	switch {
+	case err != nil:
+		return nil, err
+	case !adoptable(stored, foo):
+		return nil, fmt.Errorf("adopt Deployment %s: it changed since it was cached, retrying", klog.KObj(stored))
+	}
+	d, err := r.applyOver(ctx, foo, desired, stored, "")
+	if err != nil {
+		return nil, err
+	}
+	log.FromContext(ctx).Info("Adopted Deployment left without a controller", "deployment", klog.KObj(d))
+	r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentAdopted, "Adopt",
+		"Adopted Deployment %s, made for an earlier Foo of this name and left without a controller", d.Name)
+	return d, nil
+}
+
+// adoptable reports whether d was made by the operator for another Foo of foo's name,
+// which is gone (names are unique): d has no controller, the selector and managed-by label
+// the operator gives its Deployments, and FooUIDAnnotation names another Foo. A Deployment
+// made for foo itself whose ownerReference someone removed is not adoptable: that is how a
+// user detaches a Deployment from its Foo.
+func adoptable(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
+	uid := d.Annotations[FooUIDAnnotation]
+	return metav1.GetControllerOf(d) == nil && d.DeletionTimestamp.IsZero() && madeFor(d, foo) &&
+		d.Labels[ManagedByLabel] == ManagedByValue && uid != "" && uid != string(foo.UID)
+}
+
+// getStored reads a Deployment from the API server, with every writer's managedFields.
+func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
+	d := &appsv1.Deployment{}
+	if err := r.APIReader.Get(ctx, key, d); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("get Deployment %s: deleted since it was cached, retrying", key)
+		}
+		return nil, &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
 	}
 	return d, nil
 }
 
-// upgradeOwnership moves the fields the operator owns in live through Update operations
+// applyOver applies desired over stored, the Deployment the decision was made on: it first
+// removes what other writers set in place of the operator's members of one-ofs, and moves
+// the fields an older version owns through Update into its apply entry; each write carries
+// stored's resourceVersion and fails with a Conflict, retried, when the Deployment changed
+// since. An apply the API server answers with the same resourceVersion changed nothing and
+// is not reported. note ends the event's message.
+func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, stored *appsv1.Deployment, note string) (*appsv1.Deployment, error) {
+	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(stored))
+	repair, err := oneOfRepair(stored, desired)
+	if err != nil {
+		return stored, err
+	}
+	if repair != nil {
+		// Under a field manager of its own: an Update entry of FieldManager would read as
+		// the ownership of a version before 0.2.0, and cost a write to move.
+		if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, repair), client.FieldOwner(repairFieldManager)); err != nil {
+			return stored, writeFailed(fmt.Errorf("replace %s from Deployment %s: %w", describeRepair(repair), klog.KObj(stored), err))
+		}
+		deploymentWrites.WithLabelValues("update").Inc()
+		logger.Info("Replaced what other writers set in place of the operator's member of one-of fields", "removed", describeRepair(repair))
+		note += "; replaced " + describeRepair(repair) + ", set by another writer"
+	}
+	if err := r.upgradeOwnership(ctx, stored); err != nil {
+		return stored, err
+	}
+	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(stored.ResourceVersion))
+	if err != nil {
+		return stored, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(stored), err))
+	}
+	if d.ResourceVersion == stored.ResourceVersion {
+		logger.V(1).Info("Applied Deployment: the API server changed nothing")
+		return d, nil
+	}
+	deploymentWrites.WithLabelValues("update").Inc()
+
+	from, to := ptr.Deref(stored.Spec.Replicas, 1), ptr.Deref(d.Spec.Replicas, 1)
+	if from != to {
+		logger.Info("Scaled Deployment", "from", from, "to", to)
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentScaled, "Scale",
+			"Scaled Deployment %s from %d to %d replicas%s", d.Name, from, to, note)
+	} else {
+		logger.Info("Corrected drift of Deployment")
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentUpdated, "Update",
+			"Updated Deployment %s to match the Foo%s", d.Name, note)
+	}
+	return d, nil
+}
+
+// contestTaken records that a pass found taker owning a field the operator sets, and says
+// whether to take it back now; the error is the Foo's FieldManagerConflict, if it is in a
+// contest (see contest).
+func (r *FooReconciler) contestTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (apply bool, err error) {
+	first, limit := r.recheckBounds()
+	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
+		if m.contest == nil {
+			m.contest = &contest{}
+		}
+		dec := m.contest.taken(taker, time.Now(), first, limit)
+		apply = dec.apply
+		if dec.degraded {
+			err = m.contest.err(deployment, dec.wait)
+		}
+	})
+	return apply, err
+}
+
+// contestHeld records that a pass found the operator's fields its own; the error is the
+// Foo's FieldManagerConflict while a contest has not ended.
+func (r *FooReconciler) contestHeld(foo *samplev1alpha1.Foo, deployment string) (err error) {
+	first, _ := r.recheckBounds()
+	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
+		if m.contest == nil {
+			return
+		}
+		dec, over := m.contest.held(time.Now(), first)
+		if over {
+			m.contest = nil
+		} else if dec.degraded {
+			err = m.contest.err(deployment, dec.wait)
+		}
+	})
+	return err
+}
+
+// upgradeOwnership moves the fields the operator owns in stored through Update operations
 // (the create of an operator version before 0.2.0) into its apply entry, so that the
 // apply that follows prunes what the operator no longer sets. The patch replaces all
-// managedFields, so it is computed from the stored Deployment (the cache keeps only the
-// operator's entries), and carries its resourceVersion: it fails rather than overwrite
-// newer managedFields.
-func (r *FooReconciler) upgradeOwnership(ctx context.Context, live *appsv1.Deployment) error {
-	if !slices.ContainsFunc(live.ManagedFields, legacyEntry) {
+// managedFields and carries stored's resourceVersion: it fails rather than overwrite newer
+// managedFields.
+func (r *FooReconciler) upgradeOwnership(ctx context.Context, stored *appsv1.Deployment) error {
+	if !slices.ContainsFunc(stored.ManagedFields, legacyEntry) {
 		return nil
 	}
-	stored := &appsv1.Deployment{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(live), stored); err != nil {
-		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", klog.KObj(live), err)}
-	}
-	live = stored
-	patch, err := ownershipUpgrade(live)
+	patch, err := ownershipUpgrade(stored)
 	if err != nil || patch == nil {
 		return err
 	}
-	if err := r.Patch(ctx, live.DeepCopy(), client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
-		return writeFailed(fmt.Errorf("move the operator's fields of Deployment %s to server-side apply: %w", klog.KObj(live), err))
+	if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+		return writeFailed(fmt.Errorf("move the operator's fields of Deployment %s to server-side apply: %w", klog.KObj(stored), err))
 	}
 	deploymentWrites.WithLabelValues("update").Inc()
-	log.FromContext(ctx).Info("Moved the operator's fields of Deployment to server-side apply", "deployment", klog.KObj(live))
+	log.FromContext(ctx).Info("Moved the operator's fields of Deployment to server-side apply", "deployment", klog.KObj(stored))
 	return nil
 }
 
@@ -318,13 +479,13 @@ func (r *FooReconciler) applyDeployment(ctx context.Context, desired *appsv1ac.D
 
 // deleteStaleDeployments deletes the Deployments this Foo controls under a name other than
 // spec.deploymentName, what a rename leaves behind, once current (the Deployment under
-// the new name) is available, so a rename causes no downtime. A Foo scaled to zero needs
-// no replacement. A Deployment whose (immutable) selector was made for another Foo is not
+// the new name) runs all its replicas updated and available, so a rename causes no loss of
+// capacity. A Foo scaled to zero needs no replacement. A Deployment whose (immutable) selector was made for another Foo is not
 // a leftover of this one: someone pointed its ownerReference here, and deleting it would
 // take down the other Foo's workload; it is left alone, and the Foo that names it reports
 // the conflict.
 func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo, current *appsv1.Deployment) error {
-	if desiredReplicas(foo) > 0 && !available(current) {
+	if desiredReplicas(foo) > 0 && !rolledOut(current) {
 		return nil
 	}
 	owned := &appsv1.DeploymentList{}
@@ -336,8 +497,10 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 		if d.Name == foo.Spec.DeploymentName || !d.DeletionTimestamp.IsZero() || !madeFor(d, foo) {
 			continue
 		}
-		// The UID precondition makes sure the object deleted is the one found controlled.
-		err := r.Delete(ctx, d, client.Preconditions{UID: &d.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		// The preconditions make sure the object deleted is the one found controlled, as it
+		// was found: a Deployment re-created, or released by its owner, since it was cached
+		// is left alone (Conflict, retried on the next pass).
+		err := r.Delete(ctx, d, client.Preconditions{UID: &d.UID, ResourceVersion: &d.ResourceVersion}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if client.IgnoreNotFound(err) != nil {
 			return writeFailed(fmt.Errorf("delete Deployment %s: %w", klog.KObj(d), err))
 		}
@@ -349,17 +512,17 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 	return nil
 }
 
-// conflictRecheckAfter is when a Foo in conflict looks at its Deployment name again: as
-// long after as the conflict has lasted (since the Degraded condition turned True), within
-// the reconciler's bounds.
-func (r *FooReconciler) conflictRecheckAfter(status samplev1alpha1.FooStatus, now time.Time) time.Duration {
-	first := cmp.Or(r.ConflictRecheckInterval, DefaultConflictRecheckInterval)
-	limit := cmp.Or(r.MaxConflictRecheckInterval, DefaultMaxConflictRecheckInterval)
-	since := now
-	if c := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition); c != nil {
-		since = c.LastTransitionTime.Time
-	}
+// conflictRecheckAfter is when a Foo in conflict since since looks at its Deployment name
+// again: as long after as the conflict has lasted, within the reconciler's bounds.
+func (r *FooReconciler) conflictRecheckAfter(since, now time.Time) time.Duration {
+	first, limit := r.recheckBounds()
 	return min(limit, max(first, now.Sub(since)))
+}
+
+// recheckBounds are the first and the longest interval of conflict rechecks and of field
+// contests.
+func (r *FooReconciler) recheckBounds() (first, limit time.Duration) {
+	return cmp.Or(r.ConflictRecheckInterval, DefaultConflictRecheckInterval), cmp.Or(r.MaxConflictRecheckInterval, DefaultMaxConflictRecheckInterval)
 }
 
 // SetupWithManager registers the reconciler, its cache indexes and its watches.
@@ -460,6 +623,8 @@ func keepOwnManagedFields(obj any) (any, error) {
 type reasonError struct {
 	reason string
 	err    error
+	// requeueAfter is when to look again at a terminal error; 0 for never.
+	requeueAfter time.Duration
 }
 
 func (e *reasonError) Error() string { return e.err.Error() }
@@ -468,7 +633,8 @@ func (e *reasonError) Unwrap() error { return e.err }
 // terminal reports whether only a change (of the Foo, or of the conflicting object) can
 // resolve the error, so retrying it with backoff is pointless.
 func (e *reasonError) terminal() bool {
-	return e.reason == samplev1alpha1.InvalidSpecReason || e.reason == samplev1alpha1.DeploymentConflictReason
+	return e.reason == samplev1alpha1.InvalidSpecReason || e.reason == samplev1alpha1.DeploymentConflictReason ||
+		e.reason == samplev1alpha1.FieldManagerConflictReason
 }
 
 // writeFailed marks an error of a Deployment write. It is retried with backoff whatever

@@ -137,7 +137,7 @@ var _ = Describe("Foo reconciler", func() {
 			g.Expect(got.Labels).To(HaveKeyWithValue("team", "web"))
 			g.Expect(got.Annotations).To(HaveKeyWithValue("example.com/note", "keep me"))
 		}).Should(Succeed())
-		expectEvent(ns, ReasonDeploymentScaled, fmt.Sprintf("Scaled Deployment %s from 7 to 2 replicas", foo.Spec.DeploymentName))
+		expectEvent(ns, ReasonDeploymentScaled, HavePrefix(fmt.Sprintf("Scaled Deployment %s from 7 to 2 replicas; took .spec.", foo.Spec.DeploymentName)))
 	})
 
 	It("restores the label that puts its Deployment in its cache", func() {

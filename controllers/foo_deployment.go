@@ -17,14 +17,11 @@ limitations under the License.
 package controllers
 
 import (
-	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -33,7 +30,6 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/util/csaupgrade"
-	"k8s.io/klog/v2"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -52,10 +48,18 @@ const (
 	// ManagedByValue is the value of ManagedByLabel on the operator's Deployments.
 	ManagedByValue = "foo-operator"
 
+	// FooUIDAnnotation records on a Deployment the UID of the Foo it was made for. It
+	// outlives the ownerReference when the Foo is deleted with --cascade=orphan, so the Foo
+	// created again under that name can tell the orphan (another UID) from a Deployment a
+	// user detached from it (its own UID).
+	FooUIDAnnotation = "samplecontroller.example.com/foo-uid"
+
 	// containerName is the name of the nginx container in the operand pods.
 	containerName = "nginx"
 	// containerPort is the port nginx-unprivileged images listen on.
 	containerPort = 8080
+	// tmpVolume is the writable volume nginx-unprivileged keeps its temporary files in.
+	tmpVolume = "tmp"
 )
 
 // selectorLabels are the labels that select a Foo's pods. They are sample-controller's and,
@@ -123,10 +127,11 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 			WithRunAsNonRoot(true).
 			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL"))).
 		// nginx-unprivileged keeps its pid file and temporary files under /tmp.
-		WithVolumeMounts(corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp"))
+		WithVolumeMounts(corev1ac.VolumeMount().WithName(tmpVolume).WithMountPath("/tmp"))
 
-	return appsv1ac.Deployment(foo.Spec.DeploymentName, foo.Namespace).
+	return withDesiredHash(appsv1ac.Deployment(foo.Spec.DeploymentName, foo.Namespace).
 		WithLabels(labels).
+		WithAnnotations(map[string]string{FooUIDAnnotation: string(foo.UID)}).
 		WithOwnerReferences(metav1ac.OwnerReference().
 			WithAPIVersion(samplev1alpha1.GroupVersion.String()).
 			WithKind("Foo").
@@ -145,30 +150,7 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 						WithRunAsNonRoot(true).
 						WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 					WithContainers(container).
-					WithVolumes(corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource())))))
-}
-
-// drifted reports whether what the operator owns in live differs from desired: a field it
-// sets that another actor changed or took over, a field it no longer sets (a new operator
-// version changed the operand; the apply prunes it), or a field it does not own yet.
-// Ownership is server-side apply's: the fields of live's managedFields entry of
-// FieldManager. What only other actors own (a volume or sidecar a policy engine adds, their
-// labels, annotations and ownerReferences, server defaults) is not compared, so a neighbour
-// changing the Deployment causes no write.
-// A Deployment created by a version before 0.2.0 is judged as if its fields were already
-// moved to the apply entry; only then is it copied, to move them in memory.
-func drifted(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
-	if slices.ContainsFunc(live.ManagedFields, legacyEntry) {
-		live = live.DeepCopy()
-		if err := csaupgrade.UpgradeManagedFields(live, sets.New(FieldManager), FieldManager); err != nil {
-			return false, fmt.Errorf("read the field ownership of Deployment %s: %w", klog.KObj(live), err)
-		}
-	}
-	owned, err := appsv1ac.ExtractDeployment(live, FieldManager)
-	if err != nil {
-		return false, fmt.Errorf("extract the fields the operator owns in Deployment %s: %w", klog.KObj(live), err)
-	}
-	return !equality.Semantic.DeepEqual(owned, desired), nil
+					WithVolumes(corev1ac.Volume().WithName(tmpVolume).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))))))
 }
 
 // legacyEntry reports whether a managedFields entry records fields the operator set with

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ import (
 	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -122,34 +125,28 @@ func TestConflictRecheckAfter(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	r := &FooReconciler{}
 	tests := []struct {
-		name    string
-		degrade *metav1.Condition
-		want    time.Duration
+		name  string
+		since time.Time
+		want  time.Duration
 	}{
-		{name: "no condition yet", want: DefaultConflictRecheckInterval},
-		{name: "conflict just began", degrade: conflictSince(now), want: DefaultConflictRecheckInterval},
-		{name: "conflict for 10 s", degrade: conflictSince(now.Add(-10 * time.Second)), want: DefaultConflictRecheckInterval},
-		{name: "conflict for 30 s", degrade: conflictSince(now.Add(-30 * time.Second)), want: 30 * time.Second},
-		{name: "conflict for 2 min", degrade: conflictSince(now.Add(-2 * time.Minute)), want: 2 * time.Minute},
-		{name: "conflict for 3 h", degrade: conflictSince(now.Add(-3 * time.Hour)), want: DefaultMaxConflictRecheckInterval},
+		{name: "conflict just began", since: now, want: DefaultConflictRecheckInterval},
+		{name: "conflict for 10 s", since: now.Add(-10 * time.Second), want: DefaultConflictRecheckInterval},
+		{name: "conflict for 30 s", since: now.Add(-30 * time.Second), want: 30 * time.Second},
+		{name: "conflict for 2 min", since: now.Add(-2 * time.Minute), want: 2 * time.Minute},
+		{name: "conflict for 3 h", since: now.Add(-3 * time.Hour), want: DefaultMaxConflictRecheckInterval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var status samplev1alpha1.FooStatus
-			if tt.degrade != nil {
-				status.Conditions = []metav1.Condition{*tt.degrade}
-			}
-			NewWithT(t).Expect(r.conflictRecheckAfter(status, now)).To(Equal(tt.want))
+			NewWithT(t).Expect(r.conflictRecheckAfter(tt.since, now)).To(Equal(tt.want))
 		})
 	}
 
 	t.Run("the intervals double from the first one to the limit", func(t *testing.T) {
 		g := NewWithT(t)
 		r := &FooReconciler{ConflictRecheckInterval: time.Second, MaxConflictRecheckInterval: 16 * time.Second}
-		status := samplev1alpha1.FooStatus{Conditions: []metav1.Condition{*conflictSince(now)}}
 		var waits []time.Duration
 		for at := now; len(waits) < 8; {
-			wait := r.conflictRecheckAfter(status, at)
+			wait := r.conflictRecheckAfter(now, at)
 			waits = append(waits, wait)
 			at = at.Add(wait)
 		}
@@ -158,9 +155,20 @@ func TestConflictRecheckAfter(t *testing.T) {
 	})
 }
 
-func conflictSince(t time.Time) *metav1.Condition {
-	return &metav1.Condition{
-		Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionTrue,
-		Reason: samplev1alpha1.DeploymentConflictReason, LastTransitionTime: metav1.NewTime(t),
-	}
+// A Foo Degraded for another reason for an hour (its condition's lastTransitionTime an hour
+// old) whose name then becomes taken rechecks it after the first interval: the conflict's
+// own start counts, not the condition's. Before, the recheck waited the maximum at once.
+func TestNameTakenRechecksFromTheConflictsStart(t *testing.T) {
+	g := NewWithT(t)
+	r := &FooReconciler{ConflictRecheckInterval: time.Second, MaxConflictRecheckInterval: time.Hour}
+	foo := newFoo("degraded-before", withStatus(samplev1alpha1.FooStatus{Conditions: []metav1.Condition{{
+		Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionTrue, Reason: samplev1alpha1.DeploymentWriteFailedReason,
+		LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour)),
+	}}}))
+	var re *reasonError
+	g.Expect(errors.As(r.nameTaken(foo, "taken"), &re)).To(BeTrue())
+	g.Expect(re.reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+	g.Expect(re.requeueAfter).To(Equal(time.Second))
+	r.memory.forget(client.ObjectKeyFromObject(foo))
+	g.Expect(r.memory.byFoo).To(BeEmpty(), "a Foo that is gone leaves nothing in memory")
 }

@@ -35,6 +35,12 @@ var deploymentWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Successful Deployment writes made by the operator, by operation (create, update, delete).",
 }, []string{"operation"})
 
+// fieldTakeovers counts the fields the operator took back from other writers.
+var fieldTakeovers = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "foo_operator_field_takeovers_total",
+	Help: "Fields of Deployments the operator took back from another writer, by that writer's field manager and the field; a steady rise is a contest (Foo condition Degraded, reason FieldManagerConflict).",
+}, []string{"manager", "field"})
+
 var foosDesc = prometheus.NewDesc(
 	"foo_operator_foos",
 	"Foos by condition type and status; status Unknown counts Foos that do not have the condition yet.",
@@ -49,18 +55,24 @@ var conditionTypes = []string{
 }
 
 // RegisterMetrics registers the operator's metrics on controller-runtime's registry, which
-// the manager's metrics server serves. reader lists Foos at scrape time (the manager's cache).
-func RegisterMetrics(reader client.Reader) error {
-	if err := metrics.Registry.Register(deploymentWrites); err != nil {
-		return err
+// the manager's metrics server serves. reader lists Foos at scrape time (the manager's
+// cache); elected is closed once this replica leads (the manager's Elected).
+func RegisterMetrics(reader client.Reader, elected <-chan struct{}) error {
+	for _, c := range []prometheus.Collector{deploymentWrites, fieldTakeovers, &fooCollector{reader: reader, elected: elected}} {
+		if err := metrics.Registry.Register(c); err != nil {
+			return err
+		}
 	}
-	return metrics.Registry.Register(&fooCollector{reader: reader})
+	return nil
 }
 
 // fooCollector computes the Foo gauges from the cache when Prometheus scrapes, so reconciles
-// do no metrics bookkeeping and deleted Foos leave no stale series.
+// do no metrics bookkeeping and deleted Foos leave no stale series. Only the leader serves
+// them: a standby has no Foo informer (its controller does not run), and listing would
+// start one for the whole cluster; so sum() over the replicas counts each Foo once.
 type fooCollector struct {
-	reader client.Reader
+	reader  client.Reader
+	elected <-chan struct{}
 }
 
 // Describe implements prometheus.Collector.
@@ -70,6 +82,11 @@ func (c *fooCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *fooCollector) Collect(ch chan<- prometheus.Metric) {
+	select {
+	case <-c.elected:
+	default:
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	foos := &samplev1alpha1.FooList{}

@@ -51,6 +51,8 @@ type observation struct {
 	// result for the Foo's generation (success, or a problem only a change can fix), and
 	// observedGeneration moves to the generation.
 	retryErr error
+	// requeueAfter is when to look again at a problem that cannot be watched; 0 for never.
+	requeueAfter time.Duration
 }
 
 // newObservation classifies the result of reconcileDeployments.
@@ -60,7 +62,7 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 	switch {
 	case err == nil:
 	case errors.As(err, &re):
-		obs.reason, obs.message = re.reason, re.Error()
+		obs.reason, obs.message, obs.requeueAfter = re.reason, re.Error(), re.requeueAfter
 		if !re.terminal() {
 			obs.retryErr = err
 		}
@@ -72,31 +74,32 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 
 // reconcileStatus writes the status computed from obs, only when it differs from the
 // cached one, and emits a Warning event when the Foo becomes Degraded for a new reason. It
-// returns the status the Foo has now and, when the write is deferred (progressReportWait),
-// after how long to look again. The write carries the cached Foo's resourceVersion:
-// when the stored Foo is newer, the write fails, and the newer Foo's watch event starts the
-// pass that compares with it, so a stale cache can neither skip a needed write nor
-// overwrite a newer status.
-func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (samplev1alpha1.FooStatus, time.Duration, error) {
+// returns after how long to look again: when the write is deferred (progressReportWait),
+// or when the status will change without an event (scalingWait). The write carries the
+// cached Foo's resourceVersion: when the stored Foo is newer, the write fails, and the
+// newer Foo's watch event starts the pass that compares with it, so a stale cache can
+// neither skip a needed write nor overwrite a newer status.
+func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (time.Duration, error) {
 	now := metav1.Now().Rfc3339Copy()
 	status := computeStatus(foo, obs, now)
+	scaling := scalingWait(obs, status, now.Time)
 	if equality.Semantic.DeepEqual(foo.Status, status) {
-		return status, 0, nil
+		return scaling, nil
 	}
 	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
 		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
-		return foo.Status, wait, nil
+		return wait, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
 	patch := client.MergeFromWithOptions(foo.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	updated := foo.DeepCopy()
 	updated.Status = status
-	if err := r.Status().Patch(ctx, updated, patch); err != nil {
+	if err := r.Status().Patch(ctx, updated, patch, client.FieldOwner(FieldManager)); err != nil {
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
-			return foo.Status, 0, nil
+			return 0, nil
 		}
-		return foo.Status, 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
+		return 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
@@ -106,7 +109,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		}
 		r.Recorder.Eventf(foo, related, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
 	}
-	return status, 0, nil
+	return scaling, nil
 }
 
 // progressReportWait is how long the write of status may wait; 0 to write it now. While
@@ -161,8 +164,8 @@ func computeStatus(foo *samplev1alpha1.Foo, obs observation, now metav1.Time) sa
 	}
 
 	available := availableCondition(obs)
-	progressing, degraded := rolloutConditions(obs)
-	for _, c := range []metav1.Condition{readyCondition(available, progressing, degraded), available, progressing, degraded} {
+	progressing, degraded := rolloutConditions(obs, now.Time)
+	for _, c := range []metav1.Condition{readyCondition(obs, available, progressing, degraded), available, progressing, degraded} {
 		c.ObservedGeneration = foo.Generation
 		c.LastTransitionTime = now
 		meta.SetStatusCondition(&status.Conditions, c)
@@ -189,9 +192,13 @@ func availableCondition(obs observation) metav1.Condition {
 	return c
 }
 
-// rolloutConditions are the Progressing and Degraded conditions. The rollout state follows
-// `kubectl rollout status`.
-func rolloutConditions(obs observation) (progressing, degraded metav1.Condition) {
+// rolloutConditions are the Progressing and Degraded conditions. A rollout of the pod
+// template is in progress until the Deployment controller reports its new ReplicaSet
+// available (Progressing reason NewReplicaSetAvailable), as `kubectl rollout status` has it.
+// After that the controller no longer tracks progress: a shortfall of available replicas is
+// the operator's scaling while the operator changed the Deployment within its progress
+// deadline, and pods lost (ReplicasUnavailable) after it.
+func rolloutConditions(obs observation, now time.Time) (progressing, degraded metav1.Condition) {
 	progressing = metav1.Condition{Type: samplev1alpha1.ProgressingCondition, Status: metav1.ConditionFalse}
 	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason, Message: "No problems found"}
 	if obs.reason != "" {
@@ -208,7 +215,7 @@ func rolloutConditions(obs observation) (progressing, degraded metav1.Condition)
 	}
 
 	replicas := ptr.Deref(d.Spec.Replicas, 1)
-	var waiting string
+	reason, waiting := samplev1alpha1.RolloutInProgressReason, ""
 	switch {
 	case d.Generation > d.Status.ObservedGeneration:
 		waiting = fmt.Sprintf("Waiting for the Deployment controller to observe generation %d of Deployment %s", d.Generation, d.Name)
@@ -219,17 +226,21 @@ func rolloutConditions(obs observation) (progressing, degraded metav1.Condition)
 			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, progressing.Reason, progressing.Message
 		}
 		return progressing, degraded
-	case d.Status.UpdatedReplicas < replicas:
-		waiting = fmt.Sprintf("%d of %d replicas of Deployment %s are updated", d.Status.UpdatedReplicas, replicas, d.Name)
 	case d.Status.Replicas > d.Status.UpdatedReplicas:
 		waiting = fmt.Sprintf("%d old replicas of Deployment %s are pending termination", d.Status.Replicas-d.Status.UpdatedReplicas, d.Name)
+	case !templateRolledOut(d):
+		waiting = fmt.Sprintf("%d of %d replicas of Deployment %s are updated, %d available", d.Status.UpdatedReplicas, replicas, d.Name, d.Status.AvailableReplicas)
 	case d.Status.Replicas > replicas:
-		waiting = fmt.Sprintf("%d surplus replicas of Deployment %s are pending termination", d.Status.Replicas-replicas, d.Name)
-	case d.Status.AvailableReplicas < d.Status.UpdatedReplicas:
-		waiting = fmt.Sprintf("%d of %d updated replicas of Deployment %s are available", d.Status.AvailableReplicas, d.Status.UpdatedReplicas, d.Name)
+		reason, waiting = samplev1alpha1.ScalingReason, fmt.Sprintf("Deployment %s is scaling down to %d replicas: %d surplus replicas are pending termination", d.Name, replicas, d.Status.Replicas-replicas)
+	case d.Status.AvailableReplicas < replicas && now.Before(scalingDeadline(d)):
+		reason, waiting = samplev1alpha1.ScalingReason, fmt.Sprintf("Deployment %s is scaling to %d replicas: %d available", d.Name, replicas, d.Status.AvailableReplicas)
+	case d.Status.AvailableReplicas < replicas && obs.reason == "":
+		degraded.Status, degraded.Reason = metav1.ConditionTrue, samplev1alpha1.ReplicasUnavailableReason
+		degraded.Message = fmt.Sprintf("%d of %d replicas of Deployment %s are available: pods were lost after its rollout completed and their replacements are not available (a node failed, or a pod cannot be scheduled or started)",
+			d.Status.AvailableReplicas, replicas, d.Name)
 	}
 	if waiting != "" {
-		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, samplev1alpha1.RolloutInProgressReason, waiting
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, reason, waiting
 	} else {
 		progressing.Reason = samplev1alpha1.RolloutCompleteReason
 		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas", d.Name, replicas)
@@ -237,21 +248,56 @@ func rolloutConditions(obs observation) (progressing, degraded metav1.Condition)
 	return progressing, degraded
 }
 
-// readyCondition summarises the other three: True when Available, not Progressing and not
-// Degraded; otherwise False with the reason of the first that is not as it should be.
-func readyCondition(available, progressing, degraded metav1.Condition) metav1.Condition {
+// templateRolledOut reports whether the Deployment controller found the rollout of d's
+// current pod template complete: it reports its new ReplicaSet available, and scaling or
+// losing pods afterwards does not change that.
+func templateRolledOut(d *appsv1.Deployment) bool {
+	return deploymentCondition(d, appsv1.DeploymentProgressing).Reason == "NewReplicaSetAvailable"
+}
+
+// scalingDeadline is until when a shortfall of available replicas counts as the operator's
+// scaling: its last change of d plus d's progress deadline (600 s unless set).
+func scalingDeadline(d *appsv1.Deployment) time.Time {
+	return lastApplied(d).Add(time.Duration(ptr.Deref(d.Spec.ProgressDeadlineSeconds, 600)) * time.Second)
+}
+
+// scalingWait is how long until a Foo reported Scaling is judged again at its scaling
+// deadline (no event comes when pods never become available); 0 when it is not scaling.
+func scalingWait(obs observation, status samplev1alpha1.FooStatus, now time.Time) time.Duration {
+	c := meta.FindStatusCondition(status.Conditions, samplev1alpha1.ProgressingCondition)
+	if obs.deployment == nil || c == nil || c.Reason != samplev1alpha1.ScalingReason {
+		return 0
+	}
+	return max(time.Second, scalingDeadline(obs.deployment).Sub(now))
+}
+
+// readyCondition summarises the other three: True when nothing is Degraded, the pod
+// template is rolled out and the Foo serves (Available, or scaling with a replica
+// available: an autoscaler's scale does not make a Foo unready); otherwise False with the
+// reason of the first that is not as it should be.
+func readyCondition(obs observation, available, progressing, degraded metav1.Condition) metav1.Condition {
 	c := metav1.Condition{Type: samplev1alpha1.ReadyCondition, Status: metav1.ConditionFalse}
+	scaling := progressing.Status == metav1.ConditionTrue && progressing.Reason == samplev1alpha1.ScalingReason
 	switch {
 	case degraded.Status == metav1.ConditionTrue:
 		c.Reason, c.Message = degraded.Reason, degraded.Message
+	case scaling && obs.deployment.Status.AvailableReplicas > 0:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, samplev1alpha1.ReadyReason, progressing.Message
 	case available.Status != metav1.ConditionTrue:
 		c.Reason, c.Message = available.Reason, available.Message
-	case progressing.Status == metav1.ConditionTrue:
+	case progressing.Status == metav1.ConditionTrue && !scaling:
 		c.Reason, c.Message = progressing.Reason, progressing.Message
 	default:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, samplev1alpha1.ReadyReason, available.Message
 	}
 	return c
+}
+
+// rolledOut reports whether d runs all its replicas on its current template, available,
+// and no others: what a rename waits for before deleting the old Deployment.
+func rolledOut(d *appsv1.Deployment) bool {
+	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	return available(d) && d.Status.UpdatedReplicas == replicas && d.Status.AvailableReplicas >= replicas && d.Status.Replicas == replicas
 }
 
 // available reports whether the Deployment controller found d, at its current generation,

@@ -84,6 +84,9 @@ func summarize(conds []metav1.Condition) map[string]conditionSummary {
 	return out
 }
 
+// statusNow is the time of TestComputeStatus's passes.
+var statusNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func TestComputeStatus(t *testing.T) {
 	foo := newFoo("a", withIdentity("uid-1", 3), withReplicas(2), withStatus(samplev1alpha1.FooStatus{ObservedGeneration: 2}))
 	T, F := metav1.ConditionTrue, metav1.ConditionFalse
@@ -156,16 +159,57 @@ func TestComputeStatus(t *testing.T) {
 			},
 		},
 		{
-			name:           "scaled down while surplus replicas terminate",
+			name:           "scaled down while surplus replicas terminate: Ready, scaling",
 			obs:            observation{deployment: newDeployment(foo, withRollout(3, 3, true))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantAvailable:  3,
 			wantConditions: map[string]conditionSummary{
-				"Ready":       {F, "RolloutInProgress"},
+				"Ready":       {T, "Ready"},
 				"Available":   {T, "DeploymentAvailable"},
-				"Progressing": {T, "RolloutInProgress"},
+				"Progressing": {T, "Scaling"},
 				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			// An autoscaler's scale up from 1 to 2: the Deployment is not Available (25 % of
+			// 2 rounds down to 0 unavailable), yet the Foo serves as before.
+			name:           "scaling up after the operator's change, a replica available: Ready",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withAvailable(false), withAppliedAt(statusNow.Add(-5*time.Second)))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  1,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {T, "Ready"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {T, "Scaling"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "scaling up from zero, none available yet",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withAvailable(false), withAppliedAt(statusNow.Add(-5*time.Second)))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentUnavailable"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {T, "Scaling"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			// Before, such a Foo stayed Progressing=True (RolloutInProgress) for good.
+			name:           "pods lost after the rollout completed, the last change long ago: Degraded",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withAppliedAt(statusNow.Add(-time.Hour)))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  1,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "ReplicasUnavailable"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {T, "ReplicasUnavailable"},
 			},
 		},
 		{
@@ -198,7 +242,7 @@ func TestComputeStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			now := metav1.NewTime(statusNow)
 			st := computeStatus(foo, tt.obs, now)
 
 			g.Expect(st.ObservedGeneration).To(Equal(tt.wantGeneration))

@@ -29,6 +29,12 @@ import (
 // maxReplicas is the upper bound of spec.replicas; the CRD enforces the same bound.
 const maxReplicas = 100
 
+// maxDeploymentNameLength is the longest spec.deploymentName whose ReplicaSet names,
+// <deploymentName>-<hash of up to 10 characters>, fit in 253 characters on the Kubernetes
+// versions the bundle supports (before 1.34; kubernetes/kubernetes#116447). The CRD
+// enforces the same bound.
+const maxDeploymentNameLength = validation.DNS1123SubdomainMaxLength - 1 - 10
+
 // validateFoo checks that a Foo can be turned into a valid Deployment. The CRD rejects
 // such Foos at admission; this check covers Foos stored before the CRD carried a rule (or
 // written with validation bypassed), so the operator reports them instead of retrying a
@@ -47,6 +53,9 @@ func validateFoo(foo *samplev1alpha1.Foo, defaultImage string) error {
 		if foo.Spec.DeploymentName != "" {
 			errs = append(errs, field.Invalid(spec.Child("deploymentName"), foo.Spec.DeploymentName, msg))
 		}
+	}
+	if len(foo.Spec.DeploymentName) > maxDeploymentNameLength {
+		errs = append(errs, field.TooLong(spec.Child("deploymentName"), foo.Spec.DeploymentName, maxDeploymentNameLength))
 	}
 	if r := foo.Spec.Replicas; r != nil && (*r < 0 || *r > maxReplicas) {
 		errs = append(errs, field.Invalid(spec.Child("replicas"), *r, fmt.Sprintf("must be between 0 and %d", maxReplicas)))

@@ -33,6 +33,11 @@ func TestValidateFoo(t *testing.T) {
 		wantErrs     []string // substrings of the error, each naming the field
 	}{
 		{name: "valid", foo: newFoo("a"), defaultImage: testImage},
+		{name: "valid, the longest deploymentName", foo: newFoo("a", withDeploymentName(strings.Repeat("w", 242))), defaultImage: testImage},
+		{
+			name: "deploymentName too long for its ReplicaSets", foo: newFoo("a", withDeploymentName(strings.Repeat("w", 243))), defaultImage: testImage,
+			wantErrs: []string{"spec.deploymentName: Too long"},
+		},
 		{name: "valid, zero replicas and a dotted name", foo: newFoo("a", withReplicas(0), withDeploymentName("web.v1")), defaultImage: testImage},
 		{name: "valid, image from the spec without a default", foo: newFoo("a", withImage("nginx:1.28"))},
 		{

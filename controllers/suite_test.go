@@ -29,6 +29,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -106,20 +107,26 @@ var _ = BeforeSuite(func() {
 		ControlPlane:          envtest.ControlPlane{APIServer: apiServer},
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		// A policy engine's mutating webhook, served below by this process.
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{pinDigestsWebhook()},
+		},
 	}
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "start envtest: run the tests with `make test`, which builds kube-apiserver and etcd and sets KUBEBUILDER_ASSETS")
 	DeferCleanup(testEnv.Stop)
+	serveWebhooks()
 
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
 	// The manager runs as the operator's service account, bound to exactly the role
 	// `make manifests` generates, and its requests go through a transport that logs them.
-	mgrCfg := operatorConfig(cfg)
+	mgrCfg := operatorConfig()
 	mgrCfg.Wrap(requests.wrap)
 	// Higher than a production client's 20/s: some specs create a thousand Foos.
 	mgrCfg.QPS, mgrCfg.Burst = 500, 1000
+	mgrCfg.UserAgent = FieldManager // as main.go sets it
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  CacheOptions(nil),
@@ -144,7 +151,7 @@ var _ = BeforeSuite(func() {
 		ProgressReportDelay:        progressReportDelay,
 	}
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
-	Expect(RegisterMetrics(mgr.GetCache())).To(Succeed())
+	Expect(RegisterMetrics(mgr.GetCache(), mgr.Elected())).To(Succeed())
 
 	done := make(chan struct{})
 	go func() {
@@ -184,7 +191,7 @@ func admissionPlugins() []string {
 // operatorConfig is a client configuration of the operator's service account, bound to the
 // ClusterRole in config/rbac/role.yaml, as `make deploy` and an AllNamespaces OLM install
 // bind it.
-func operatorConfig(admin *rest.Config) *rest.Config {
+func operatorConfig() *rest.Config {
 	GinkgoHelper()
 	ctx := context.Background()
 	raw, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
@@ -199,9 +206,16 @@ func operatorConfig(admin *rest.Config) *rest.Config {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: sa.Namespace}},
 	})
+	return serviceAccountConfig(sa)
+}
+
+// serviceAccountConfig is a client configuration that authenticates as sa, with a token
+// of an hour.
+func serviceAccountConfig(sa *corev1.ServiceAccount) *rest.Config {
+	GinkgoHelper()
 	token := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
-	Expect(k8sClient.SubResource("token").Create(ctx, sa, token)).To(Succeed())
-	cfg := rest.AnonymousClientConfig(admin)
+	Expect(k8sClient.SubResource("token").Create(context.Background(), sa, token)).To(Succeed())
+	cfg := rest.AnonymousClientConfig(testEnv.Config)
 	cfg.BearerToken = token.Status.Token
 	return cfg
 }

@@ -33,8 +33,9 @@ const (
 	ProgressingCondition = "Progressing"
 
 	// DegradedCondition is True when the operator cannot bring the Deployment to the state
-	// the Foo asks for. Its reason says why: DeploymentConflict, InvalidSpec,
-	// DeploymentWriteFailed, DeploymentReadFailed or ProgressDeadlineExceeded.
+	// the Foo asks for, or its Deployment does not run every replica it should. Its reason
+	// says why: DeploymentConflict, FieldManagerConflict, InvalidSpec, DeploymentWriteFailed,
+	// DeploymentReadFailed, ProgressDeadlineExceeded or ReplicasUnavailable.
 	DegradedCondition = "Degraded"
 )
 
@@ -54,8 +55,14 @@ const (
 	// be wrong, for example right after creation.
 	DeploymentMissingReason = "DeploymentMissing"
 
-	// RolloutInProgressReason is the reason of Progressing=True.
+	// RolloutInProgressReason is the reason of Progressing=True while the Deployment rolls
+	// out a new pod template (or is created): Ready is False until the rollout completes.
 	RolloutInProgressReason = "RolloutInProgress"
+
+	// ScalingReason is the reason of Progressing=True while the Deployment, its pod template
+	// rolled out, scales to a new replica count the operator set. It does not make Ready
+	// False as long as a replica is available: a Foo under an autoscaler stays Ready.
+	ScalingReason = "Scaling"
 
 	// RolloutCompleteReason is the reason of Progressing=False when every replica runs the
 	// current spec and is available.
@@ -80,6 +87,18 @@ const (
 	// DeploymentReadFailedReason means reading the Deployments from the API server failed
 	// with an error the operator retries.
 	DeploymentReadFailedReason = "DeploymentReadFailed"
+
+	// FieldManagerConflictReason means another writer (its field manager is named in the
+	// message) keeps taking a field of the Deployment that the operator sets, for example an
+	// HorizontalPodAutoscaler that targets the Deployment instead of the Foo. The operator
+	// takes the field back at growing intervals instead of alternating with it.
+	FieldManagerConflictReason = "FieldManagerConflict"
+
+	// ReplicasUnavailableReason means the Deployment, its rollout complete and the
+	// operator's last change older than its progress deadline, has fewer available
+	// replicas than it should: pods were lost (a node failed, a pod was evicted) and their
+	// replacements are not available.
+	ReplicasUnavailableReason = "ReplicasUnavailable"
 
 	// ProgressDeadlineExceededReason means the owned Deployment reports that its rollout
 	// exceeded its progress deadline.

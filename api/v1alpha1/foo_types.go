@@ -23,12 +23,15 @@ import (
 // FooSpec is the desired state of a Foo: an nginx Deployment of a given name and size.
 type FooSpec struct {
 	// deploymentName is the name of the Deployment the operator creates and keeps in the
-	// Foo's namespace. It must be a valid Deployment name: a lowercase RFC 1123 subdomain of
-	// at most 253 characters. Changing it creates the Deployment under the new name and
-	// deletes the one under the old name.
+	// Foo's namespace. It must be a valid Deployment name (a lowercase RFC 1123 subdomain) of
+	// at most 242 characters: before Kubernetes 1.34 the Deployment controller names the
+	// ReplicaSets <deploymentName>-<hash of up to 10 characters>, and a longer name leaves
+	// the Deployment without pods (kubernetes/kubernetes#116447). Changing it creates the
+	// Deployment under the new name and deletes the one under the old name.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.size() <= 242",message="deploymentName must be at most 242 characters: the Deployment controller of Kubernetes before 1.34 names ReplicaSets <deploymentName>-<hash>, which must fit in 253 characters"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="deploymentName must be a valid Deployment name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (for example \"example-foo\")"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Deployment Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	DeploymentName string `json:"deploymentName"`
@@ -44,13 +47,13 @@ type FooSpec struct {
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// image is the container image the Deployment runs, for example
-	// "registry.example.com/mirror/nginx-unprivileged:1.28.0-alpine". When empty the operator
-	// uses its default operand image (the RELATED_IMAGE_NGINX environment variable of the
+	// "registry.example.com/mirror/nginx-unprivileged:1.28.0-alpine". When empty or unset the
+	// operator uses its default operand image (the RELATED_IMAGE_NGINX environment variable of the
 	// operator). The image must run as a non-root user and serve HTTP on port 8080, as the
 	// nginx-unprivileged images do.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)([.][a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$')",message="image must be a container image reference such as \"registry.example.com/nginx:1.28.0\" or \"nginx@sha256:<digest>\": no spaces, lowercase repository path, optional tag and digest"
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)([.][a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$')",message="image must be empty (the operator's default image) or a container image reference such as \"registry.example.com/nginx:1.28.0\" or \"nginx@sha256:<digest>\": no spaces, lowercase repository path, optional tag and digest"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Image string `json:"image,omitempty"`
 }

@@ -173,7 +173,7 @@ func launch(name string, args ...string) (*replica, error) {
 	defaults := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + operatorNamespace,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
 	r.cmd = exec.Command(bin, append(defaults, args...)...)
-	r.cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.FormatInt(memoryLimit.Value(), 10))
+	r.cmd.Env = append(os.Environ(), "MEMORY_LIMIT="+strconv.FormatInt(memoryLimit.Value(), 10))
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	if err := r.cmd.Start(); err != nil {
 		logFile.Close()

@@ -84,7 +84,7 @@ func loadSpecs() {
 		time.Sleep(5 * time.Second) // the audit log is written asynchronously
 		rss, err := vmHWM(operator.cmd.Process.Pid)
 		Expect(err).NotTo(HaveOccurred())
-		figures.add(scenario, "peak RSS of the operator (VmHWM) / shipped memory limit (GOMEMLIMIT set from it)",
+		figures.add(scenario, "peak RSS of the operator (VmHWM) / shipped memory limit (GOMEMLIMIT 85 % of it, as main.go sets it)",
 			fmt.Sprintf("%d MiB / %d MiB", rss>>20, memoryLimit.Value()>>20))
 		Expect(rss).To(BeNumerically("<", memoryLimit.Value()), "peak RSS within the shipped memory limit")
 
@@ -126,7 +126,7 @@ func loadSpecs() {
 }
 
 // memoryLimit is the memory limit of the operator's container in config/default; the
-// replicas run with GOMEMLIMIT set from it, as its Deployment does.
+// replicas run with MEMORY_LIMIT set to it, as its Deployment does (main.go sets GOMEMLIMIT from it).
 var memoryLimit resource.Quantity
 
 // shippedMemoryLimit reads the manager container's memory limit from the manifests

@@ -24,17 +24,19 @@ package v1alpha1
 // FooSpec is the desired state of a Foo: an nginx Deployment of a given name and size.
 type FooSpecApplyConfiguration struct {
 	// deploymentName is the name of the Deployment the operator creates and keeps in the
-	// Foo's namespace. It must be a valid Deployment name: a lowercase RFC 1123 subdomain of
-	// at most 253 characters. Changing it creates the Deployment under the new name and
-	// deletes the one under the old name.
+	// Foo's namespace. It must be a valid Deployment name (a lowercase RFC 1123 subdomain) of
+	// at most 242 characters: before Kubernetes 1.34 the Deployment controller names the
+	// ReplicaSets <deploymentName>-<hash of up to 10 characters>, and a longer name leaves
+	// the Deployment without pods (kubernetes/kubernetes#116447). Changing it creates the
+	// Deployment under the new name and deletes the one under the old name.
 	DeploymentName *string `json:"deploymentName,omitempty"`
 	// replicas is the number of nginx pods the Deployment runs. Defaults to 1; 0 scales the
 	// Deployment to zero without deleting it. At most 100. It is also the target of the scale
 	// subresource, so `kubectl scale` and a HorizontalPodAutoscaler can set it.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// image is the container image the Deployment runs, for example
-	// "registry.example.com/mirror/nginx-unprivileged:1.28.0-alpine". When empty the operator
-	// uses its default operand image (the RELATED_IMAGE_NGINX environment variable of the
+	// "registry.example.com/mirror/nginx-unprivileged:1.28.0-alpine". When empty or unset the
+	// operator uses its default operand image (the RELATED_IMAGE_NGINX environment variable of the
 	// operator). The image must run as a non-root user and serve HTTP on port 8080, as the
 	// nginx-unprivileged images do.
 	Image *string `json:"image,omitempty"`

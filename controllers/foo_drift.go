@@ -1,0 +1,259 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/applyconfigurations"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// DesiredHashAnnotation records on a Deployment a hash of the Deployment the operator last
+// applied. Drift is judged by what the operator changed (this hash) or lost (field
+// ownership), never by comparing values: a mutating admission (a policy that pins the image
+// by digest or rewrites its registry) changes values the operator still owns, and applying
+// again would change nothing.
+const DesiredHashAnnotation = "samplecontroller.example.com/desired-hash"
+
+// deploymentTypes converts Deployments to the typed values server-side apply tracks
+// ownership with.
+var deploymentTypes = applyconfigurations.NewTypeConverter(clientgoscheme.Scheme)
+
+// metaFields are the fields the API server never records as anyone's (as its own
+// managedFields stripping does).
+var metaFields = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+// withDesiredHash stamps desired with DesiredHashAnnotation: a hash of desired without it.
+func withDesiredHash(desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
+	raw, err := json.Marshal(desired)
+	if err != nil {
+		panic(fmt.Sprintf("marshal a Deployment apply configuration: %v", err)) // only plain values: cannot fail
+	}
+	sum := sha256.Sum256(raw)
+	return desired.WithAnnotations(map[string]string{DesiredHashAnnotation: hex.EncodeToString(sum[:10])})
+}
+
+// drift is what makes live differ from what the operator wants, as far as it is the
+// operator's business: desired changed since its last apply, or fields it sets are owned
+// by another writer (or by nobody: removed by an update).
+type drift struct {
+	// changed: desired is not what the operator last applied (DesiredHashAnnotation).
+	changed bool
+	// lost are fields of desired that the operator's apply entry does not own in live.
+	lost *fieldpath.Set
+	// legacy: the operator owns fields through an Update entry (versions before 0.2.0).
+	legacy bool
+}
+
+// none reports whether there is nothing to apply.
+func (d drift) none() bool { return !d.changed && !d.legacy && d.lost.Empty() }
+
+// driftOf compares live with desired by ownership: it reads only live's managedFields and
+// DesiredHashAnnotation, so values a mutating admission rewrote are not drift.
+func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (drift, error) {
+	want, err := fieldSet(desired)
+	if err != nil {
+		return drift{}, err
+	}
+	own, err := managedSet(live, isOwnApply)
+	if err != nil {
+		return drift{}, err
+	}
+	return drift{
+		changed: live.Annotations[DesiredHashAnnotation] != desired.Annotations[DesiredHashAnnotation],
+		lost:    want.Difference(own).Difference(metaFields),
+		legacy:  slices.ContainsFunc(live.ManagedFields, legacyEntry),
+	}, nil
+}
+
+// fieldSet is the set of fields desired sets, as server-side apply records it.
+func fieldSet(desired *appsv1ac.DeploymentApplyConfiguration) (*fieldpath.Set, error) {
+	raw, err := json.Marshal(desired)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	tv, err := deploymentTypes.ObjectToTyped(u)
+	if err != nil {
+		return nil, fmt.Errorf("type the desired Deployment %s: %w", *desired.Name, err)
+	}
+	return tv.ToFieldSet()
+}
+
+// managedSet is the union of the fields of d's managedFields entries that match.
+func managedSet(d *appsv1.Deployment, match func(managerEntry) bool) (*fieldpath.Set, error) {
+	set := &fieldpath.Set{}
+	for _, e := range d.ManagedFields {
+		if !match(managerEntry{e.Manager, string(e.Operation), e.Subresource}) || e.FieldsV1 == nil {
+			continue
+		}
+		s := &fieldpath.Set{}
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil, fmt.Errorf("read the fields of manager %s in Deployment %s: %w", e.Manager, klog.KObj(d), err)
+		}
+		set = set.Union(s)
+	}
+	return set, nil
+}
+
+// managerEntry names a managedFields entry.
+type managerEntry struct{ manager, operation, subresource string }
+
+func isOwnApply(e managerEntry) bool {
+	return e.manager == FieldManager && e.operation == "Apply" && e.subresource == ""
+}
+
+// fieldTaker is another writer that owns fields the operator sets.
+type fieldTaker struct {
+	// manager is the other writer's field manager; subresource the subresource it wrote
+	// through ("scale" for an autoscaler of the Deployment), if any.
+	manager, subresource string
+	// field is the first of the taken fields, as a path (".spec.replicas").
+	field string
+}
+
+// String names the writer and the field for messages.
+func (t fieldTaker) String() string {
+	via := ""
+	if t.subresource != "" {
+		via = fmt.Sprintf(" through the %s subresource", t.subresource)
+	}
+	return fmt.Sprintf("field %s is written by field manager %q%s", t.field, t.manager, via)
+}
+
+// takerOf is the first other writer that owns some of the lost fields in live, or nil when
+// none does (the fields were removed, not taken).
+func takerOf(live *appsv1.Deployment, lost *fieldpath.Set) (*fieldTaker, error) {
+	for _, e := range live.ManagedFields {
+		if isOwnApply(managerEntry{e.Manager, string(e.Operation), e.Subresource}) {
+			continue
+		}
+		theirs, err := managedSet(live, func(m managerEntry) bool {
+			return m == managerEntry{e.Manager, string(e.Operation), e.Subresource}
+		})
+		if err != nil {
+			return nil, err
+		}
+		taken := theirs.Intersection(lost)
+		if taken.Empty() {
+			continue
+		}
+		var first fieldpath.Path
+		taken.Leaves().Iterate(func(p fieldpath.Path) {
+			if first == nil {
+				first = p.Copy()
+			}
+		})
+		return &fieldTaker{manager: e.Manager, subresource: e.Subresource, field: first.String()}, nil
+	}
+	return nil, nil
+}
+
+// oneOfRepair is the JSON patch that replaces, in live, the members other writers set in
+// place of the operator's own in a one-of (the nginx container's readiness probe handler,
+// the tmp volume's source) with desired's member, in one write: removing the other member
+// alone would leave the one-of empty, and applying the operator's alone would set two, both
+// of which the API server refuses (kubectl set probe --open-tcp, say, then wedges every
+// apply). nil when there is nothing to replace. The patch carries live's resourceVersion:
+// it fails rather than change a newer Deployment. The apply that follows makes the operator
+// the owner of its member again.
+func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) ([]byte, error) {
+	var ops []jsonPatchOp
+	want := desired.Spec.Template.Spec
+	for i, c := range live.Spec.Template.Spec.Containers {
+		if c.Name == containerName && c.ReadinessProbe != nil {
+			path := fmt.Sprintf("/spec/template/spec/containers/%d", i)
+			ops = replaceMembers(ops, path, c.Name, path+"/readinessProbe", c.ReadinessProbe.ProbeHandler, "httpGet", want.Containers[0].ReadinessProbe.HTTPGet)
+		}
+	}
+	for i, v := range live.Spec.Template.Spec.Volumes {
+		if v.Name == tmpVolume {
+			path := fmt.Sprintf("/spec/template/spec/volumes/%d", i)
+			ops = replaceMembers(ops, path, v.Name, path, v.VolumeSource, "emptyDir", want.Volumes[0].EmptyDir)
+		}
+	}
+	if ops == nil {
+		return nil, nil
+	}
+	ops = append(ops, op("replace", "/metadata/resourceVersion", live.ResourceVersion))
+	return json.Marshal(ops)
+}
+
+// replaceMembers adds to ops what replaces the members of the one-of at path other than
+// own with own's value, when there are such members; the list item at itemPath is tested
+// to be the one named name first, so that the patch fails if the list changed.
+// jsonPatchOp is one operation of a JSON patch (RFC 6902).
+type jsonPatchOp map[string]any
+
+func op(name, path string, value any) jsonPatchOp {
+	o := jsonPatchOp{"op": name, "path": path}
+	if name != "remove" {
+		o["value"] = value
+	}
+	return o
+}
+
+func replaceMembers(ops []jsonPatchOp, itemPath, name, path string, oneOf any, own string, value any) []jsonPatchOp {
+	raw, _ := json.Marshal(oneOf) // a struct of pointers to plain values: cannot fail
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &members)
+	others := slices.DeleteFunc(slices.Sorted(maps.Keys(members)), func(m string) bool { return m == own })
+	if len(others) == 0 {
+		return ops
+	}
+	ops = append(ops, op("test", itemPath+"/name", name))
+	for _, m := range others {
+		ops = append(ops, op("remove", path+"/"+m, nil))
+	}
+	return append(ops, op("add", path+"/"+own, value))
+}
+
+// describeRepair lists the paths a oneOfRepair patch removes, for logs and events.
+func describeRepair(patch []byte) string {
+	var ops []jsonPatchOp
+	_ = json.Unmarshal(patch, &ops) // made by oneOfRepair
+	var removed []string
+	for _, op := range ops {
+		if op["op"] == "remove" {
+			removed = append(removed, fmt.Sprint(op["path"]))
+		}
+	}
+	return strings.Join(removed, ", ")
+}

@@ -1,0 +1,396 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// Neighbours that rewrite (a mutating admission), share (an autoscaler of the Deployment)
+// or edit (kubectl) the operator's Deployments, and the states they leave behind.
+var _ = Describe("Neighbours of the Deployment", func() {
+	var (
+		ctx context.Context
+		ns  string
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		ns = newNamespace(ctx)
+		DeferCleanup(func() {
+			Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
+		})
+	})
+
+	// pinDigestsIn makes the policy webhook mutate the Deployments of ns.
+	pinDigestsIn := func(ns string) {
+		GinkgoHelper()
+		n := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: ns}, n)).To(Succeed())
+		patch := client.MergeFrom(n.DeepCopy())
+		n.Labels[pinDigestsLabel] = "true"
+		Expect(k8sClient.Patch(ctx, n, patch)).To(Succeed())
+	}
+
+	// Before: every pass found the pinned image "drifted", applied, emitted DeploymentUpdated
+	// and counted a write, though the API server stored nothing new.
+	It("makes no write and emits no event when a mutating admission rewrites fields it owns", func() {
+		pinDigestsIn(ns)
+		foo := converged(ctx, newFoo("pinned", withNamespace(ns)))
+		d := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(testImage+"@"+pinnedDigest), "the policy ran")
+		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue(verifiedAnnotation, "true"))
+
+		before, passes := requests.count(), reconcileCount()
+		for i := range 5 {
+			patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Annotations = map[string]string{"touched": strconv.Itoa(i)} })
+		}
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 1, true)
+		Eventually(reconcileCount).Should(BeNumerically(">=", passes+5))
+		Consistently(func() []string { return deploymentChanges(requests.writesSince(before)) }).Should(BeEmpty())
+		expectNoEventFor(ns, ReasonDeploymentUpdated)
+	})
+
+	It("treats an apply that the API server answers with the same resourceVersion as no change", func() {
+		pinDigestsIn(ns)
+		// A Foo that is not stored: only this spec's direct calls write its Deployment.
+		foo := newFoo("noop", withNamespace(ns), withIdentity("noop-uid", 1))
+		_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+		Expect(err).NotTo(HaveOccurred())
+		stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		updates := gauge(Default, "foo_operator_deployment_writes_total", map[string]string{"operation": "update"})
+
+		d, err := reconciler.applyOver(ctx, foo, deploymentFor(foo, testImage), stored, "")
+
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.ResourceVersion).To(Equal(stored.ResourceVersion))
+		Expect(gauge(Default, "foo_operator_deployment_writes_total", map[string]string{"operation": "update"})).To(Equal(updates))
+		expectNoEventFor(ns, ReasonDeploymentUpdated)
+	})
+
+	// Before: the operator and the autoscaler took spec.replicas from each other on every
+	// autoscaler round, silently.
+	It("bounds its writes and reports the contest when another writer keeps scaling the Deployment", func() {
+		const autoscaler = "test-autoscaler"
+		foo := converged(ctx, newFoo("contested", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		admin, err := kubernetes.NewForConfig(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+
+		// An HPA that targets the Deployment instead of the Foo: it sets 5 replicas through
+		// the scale subresource whenever it finds another count, every 250 ms.
+		before := requests.count()
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			for tick := time.NewTicker(250 * time.Millisecond); ; {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				scale, err := admin.AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
+				Expect(err).NotTo(HaveOccurred())
+				if scale.Spec.Replicas != 5 {
+					scale.Spec.Replicas = 5
+					_, err = admin.AppsV1().Deployments(ns).UpdateScale(ctx, name, scale, metav1.UpdateOptions{FieldManager: autoscaler})
+					Expect(client.IgnoreAlreadyExists(err)).To(Or(Succeed(), MatchError(ContainSubstring("the object has been modified"))))
+				}
+			}
+		}()
+		const window = 12 * time.Second
+		time.Sleep(window)
+		writes := filter(deploymentChanges(requests.writesSince(before)), "/deployments/"+name)
+		GinkgoWriter.Printf("Contest with an autoscaler of the Deployment over %v: %d writes of the operator\n", window, len(writes))
+		// With the suite's recheck bounds (1 s, doubling, at most 8 s) the operator takes the
+		// field back at about 0, 1, 3 and 7 s: 4 writes in 12 s, 6 allowing for timing. An
+		// operator that fought every round would write about 48 times.
+		Expect(len(writes)).To(BeNumerically("<=", 6))
+		Expect(len(writes)).To(BeNumerically(">=", 2), "the operator keeps taking the field back")
+
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.FieldManagerConflictReason))
+			g.Expect(c.Message).To(SatisfyAll(ContainSubstring(`"`+autoscaler+`"`), ContainSubstring(".spec.replicas"),
+				ContainSubstring("scale subresource"), ContainSubstring("scale the Foo")))
+		}).Should(Succeed())
+		expectEvent(ns, samplev1alpha1.FieldManagerConflictReason, ContainSubstring(autoscaler))
+		Expect(gauge(Default, "foo_operator_field_takeovers_total", map[string]string{"manager": autoscaler, "field": ".spec.replicas"})).To(BeNumerically(">=", 2))
+
+		By("the other writer stops: the operator takes the field back and the Foo is no longer Degraded")
+		close(stop)
+		<-done
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
+			g.Expect(meta.IsStatusConditionFalse(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)).To(BeTrue())
+		}).WithTimeout(30 * time.Second).Should(Succeed())
+	})
+
+	// Before: the next apply set httpGet beside the tcpSocket another writer put there (and
+	// emptyDir beside hostPath); the API server refused every apply, and the Foo's scale
+	// never reached the Deployment.
+	It("restores its own member of a one-of another writer replaced, and still scales", func() {
+		foo := converged(ctx, newFoo("reshaped", withNamespace(ns)))
+		name := foo.Spec.DeploymentName
+		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) {
+			probe := d.Spec.Template.Spec.Containers[0].ReadinessProbe
+			probe.HTTPGet, probe.TCPSocket = nil, &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}
+			d.Spec.Template.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}}
+		})
+
+		Eventually(func(g Gomega) {
+			d := getDeployment(g, ns, name)
+			g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.ProbeHandler).To(Equal(corev1.ProbeHandler{
+				HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP},
+			}))
+			g.Expect(d.Spec.Template.Spec.Volumes[0].VolumeSource).To(Equal(corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}))
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentUpdated, ContainSubstring("readinessProbe/tcpSocket"))
+
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](3) })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](3)))
+		}).Should(Succeed())
+	})
+
+	// Before: the decision was made on the cached Deployment and the apply had no
+	// precondition, so the operator put its ownerReference back on a Deployment the user had
+	// released, or on another writer's Deployment of the same name.
+	It("never re-owns a Deployment released or replaced since it was cached", func() {
+		for _, change := range []struct {
+			name   string
+			change func(d *appsv1.Deployment) *appsv1.Deployment
+		}{
+			{"its ownerReference removed", func(d *appsv1.Deployment) *appsv1.Deployment {
+				neighbourUpdates(ctx, d, func(d *appsv1.Deployment) { d.OwnerReferences = nil })
+				return d
+			}},
+			{"deleted and re-created by someone else with the same name and selector", func(d *appsv1.Deployment) *appsv1.Deployment {
+				Expect(k8sClient.Delete(ctx, d)).To(Succeed())
+				replacement := d.DeepCopy()
+				replacement.ObjectMeta = metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, Labels: d.Labels}
+				return create(ctx, replacement)
+			}},
+		} {
+			By(change.name)
+			// A Foo that is not stored, so only this spec's direct call reconciles it.
+			foo := newFoo("released", withNamespace(ns), withDeploymentName(strconv.Itoa(len(change.name))), withIdentity("released-uid", 1))
+			_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+			Expect(err).NotTo(HaveOccurred())
+			cached := getDeployment(Default, ns, foo.Spec.DeploymentName) // what a lagging cache holds
+			after := change.change(cached.DeepCopy())
+
+			foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
+			_, err = reconciler.updateDeployment(ctx, foo, deploymentFor(foo, testImage), cached)
+
+			var re *reasonError
+			Expect(errors.As(err, &re)).To(BeTrue(), "got %v", err)
+			Expect(re.reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+			stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
+			Expect(stored.UID).To(Equal(after.UID))
+			Expect(stored.OwnerReferences).To(BeEmpty())
+			Expect(stored.Spec.Replicas).To(Equal(ptr.To[int32](1)))
+		}
+	})
+
+	// Before: the orphaned Deployment stayed in DeploymentConflict for good.
+	It("adopts its Deployment orphaned by kubectl delete foo --cascade=orphan once the Foo is created again, not one the user detached", func() {
+		foo := converged(ctx, newFoo("orphan", withNamespace(ns)))
+		name := foo.Spec.DeploymentName
+		orphaned := getDeployment(Default, ns, name)
+		// What `kubectl delete foo --cascade=orphan` leaves (envtest runs no garbage
+		// collector: the spec removes the ownerReference as it would).
+		Expect(k8sClient.Delete(ctx, getFoo(Default, foo))).To(Succeed())
+		Eventually(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{}) }).Should(MatchError(ContainSubstring("not found")))
+		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) { d.OwnerReferences = nil })
+
+		again := create(ctx, newFoo("orphan", withNamespace(ns)))
+		Eventually(func(g Gomega) {
+			expectControlledByG(g, getDeployment(g, ns, name), again)
+		}).Should(Succeed())
+		Expect(getDeployment(Default, ns, name).UID).To(Equal(orphaned.UID), "adopted, not re-created")
+		expectEvent(ns, ReasonDeploymentAdopted, ContainSubstring(name))
+
+		By("a Deployment the user detaches from its living Foo is left alone")
+		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) { d.OwnerReferences = nil })
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, again).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).To(HaveField("Reason", samplev1alpha1.DeploymentConflictReason))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).OwnerReferences).To(BeEmpty())
+		}).Should(Succeed())
+	})
+
+	// Before: Progressing=True (RolloutInProgress) for good.
+	It("reports pods lost after the rollout completed as Degraded", func() {
+		foo := converged(ctx, newFoo("lost", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		// The progress deadline, a field the operator leaves to others, set to 1 s: the
+		// operator's last change is then older than the deadline after a second.
+		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = ptr.To[int32](1) })
+		time.Sleep(time.Second)
+		simulateRollout(ctx, ns, name, 2, true, withPodsLost(1))
+
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(meta.FindStatusCondition(got.Status.Conditions, samplev1alpha1.DegradedCondition)).To(
+				HaveField("Reason", samplev1alpha1.ReplicasUnavailableReason))
+			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ProgressingCondition)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+		expectEvent(ns, samplev1alpha1.ReplicasUnavailableReason, ContainSubstring("1 of 2 replicas"))
+	})
+
+	// Before: Ready=False (RolloutInProgress) on every scale that outlasted the report delay.
+	It("stays Ready while an autoscaler of the Foo scales it", func() {
+		foo := converged(ctx, newFoo("autoscaled", withNamespace(ns), withReplicas(1)))
+		name := foo.Spec.DeploymentName
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](2) })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
+		}).Should(Succeed())
+		// What the Deployment controller reports while the new pod starts: the template's
+		// rollout complete, 1 of 2 available, not Available (25 % of 2 rounds down to 0).
+		simulateRollout(ctx, ns, name, 1, false, withPodsLost(1))
+
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.ProgressingCondition)
+			g.Expect(c).To(HaveField("Reason", samplev1alpha1.ScalingReason))
+		}).WithTimeout(progressReportDelay + 10*time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(meta.IsStatusConditionTrue(getFoo(g, foo).Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+	})
+
+	// Before: the old Deployment was deleted as soon as the new one had minimum
+	// availability, 2 of 4 pods serving.
+	It("deletes the Deployment of a renamed Foo only when the new one runs all its replicas", func() {
+		foo := converged(ctx, newFoo("renamed", withNamespace(ns), withReplicas(4)))
+		old := foo.Spec.DeploymentName
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "renamed-v2" })
+		eventuallyDeployment(ns, "renamed-v2")
+		simulateRollout(ctx, ns, "renamed-v2", 3, true)
+		Consistently(func(g Gomega) { getDeployment(g, ns, old) }).Should(Succeed())
+
+		simulateRollout(ctx, ns, "renamed-v2", 4, true)
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: old}, &appsv1.Deployment{})
+		}).
+			Should(MatchError(ContainSubstring("not found")))
+	})
+
+	It("names its field manager on the status it writes", func() {
+		foo := converged(ctx, newFoo("named", withNamespace(ns)))
+		Expect(getFoo(Default, foo).ManagedFields).To(ContainElement(SatisfyAll(
+			HaveField("Subresource", "status"), HaveField("Manager", FieldManager))))
+		Expect(getFoo(Default, foo).ManagedFields).NotTo(ContainElement(HaveField("Manager", "manager")))
+	})
+
+	// Before: an AllNamespaces install could update every Lease of the cluster.
+	It("elects a leader with exactly its leader election Role, which reaches no other Lease", func() {
+		raw, err := os.ReadFile(filepath.Join("..", "config", "rbac", "leader_election_role.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		role := &rbacv1.ClusterRole{} // as OLM makes the CSV's Role for an AllNamespaces install
+		Expect(yaml.Unmarshal(raw, role)).To(Succeed())
+		role.ObjectMeta = metav1.ObjectMeta{GenerateName: "leader-election-"}
+		create(ctx, role)
+		sa := create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "elector", Namespace: ns}})
+		create(ctx, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "leader-election-"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: ns}},
+		})
+		user := "system:serviceaccount:" + ns + ":" + sa.Name
+		allowed := func(verb, namespace, name string) bool {
+			GinkgoHelper()
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, Groups: []string{"system:serviceaccounts", "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: "coordination.k8s.io", Resource: "leases", Namespace: namespace, Name: name},
+			}}
+			Expect(k8sClient.Create(ctx, review)).To(Succeed())
+			return review.Status.Allowed
+		}
+		Expect(allowed("update", "kube-node-lease", "node-1")).To(BeFalse(), "a node's heartbeat")
+		Expect(allowed("update", "kube-system", "kube-scheduler")).To(BeFalse(), "another component's leader Lease")
+		Expect(allowed("get", ns, LeaderElectionID)).To(BeTrue())
+		Expect(allowed("update", ns, LeaderElectionID)).To(BeTrue())
+		Expect(allowed("create", ns, "")).To(BeTrue())
+
+		// And a real election with that identity wins the Lease.
+		mgr, err := ctrl.NewManager(serviceAccountConfig(sa), ctrl.Options{
+			Scheme: scheme, LeaderElection: true, LeaderElectionID: LeaderElectionID, LeaderElectionNamespace: ns,
+			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		})
+		Expect(err).NotTo(HaveOccurred())
+		electionCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			Expect(mgr.Start(electionCtx)).To(Succeed())
+		}()
+		DeferCleanup(func() {
+			stop()
+			<-done
+		})
+		Eventually(mgr.Elected()).WithTimeout(30 * time.Second).Should(BeClosed())
+	})
+})
+
+// expectNoEventFor checks, for a while, that no event about a Foo in ns has the given reason
+// (the recorder sends events asynchronously).
+func expectNoEventFor(ns, reason string) {
+	GinkgoHelper()
+	Consistently(func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+		var reasons []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "Foo" {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		return reasons
+	}).ShouldNot(ContainElement(reason))
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// A policy engine's mutating admission, as Kyverno's verifyImages does it: it pins every
+// container image of a Deployment by digest and stamps the pod template as verified, in the
+// namespaces labelled pinDigestsLabel. The API server calls it over loopback.
+const (
+	pinDigestsLabel    = "policy.example.com/pin-digests"
+	pinnedDigest       = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	verifiedAnnotation = "policy.example.com/verified"
+	pinDigestsPath     = "/pin-digests"
+)
+
+func pinDigestsWebhook() *admissionregistrationv1.MutatingWebhookConfiguration {
+	return &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "pin-digests"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "pin-digests.policy.example.com",
+			// envtest points the service at this process's webhook server.
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+				Name: "policy", Namespace: "policy", Path: ptr.To(pinDigestsPath),
+			}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+			}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{pinDigestsLabel: "true"}},
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
+// serveWebhooks serves the suite's webhooks at the address envtest gave them, until the
+// suite ends.
+func serveWebhooks() {
+	GinkgoHelper()
+	opts := testEnv.WebhookInstallOptions
+	server := webhook.NewServer(webhook.Options{Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir})
+	server.Register(pinDigestsPath, &admission.Webhook{Handler: admission.HandlerFunc(pinDigests)})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(server.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() {
+		stop()
+		<-done
+	})
+	Eventually(func() error { return server.StartedChecker()(nil) }).Should(Succeed())
+}
+
+// pinDigests is the policy: images without a digest get pinnedDigest, the pod template the
+// verified annotation.
+func pinDigests(_ context.Context, req admission.Request) admission.Response {
+	d := &unstructured.Unstructured{}
+	if err := d.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	for _, c := range containers {
+		c := c.(map[string]any)
+		if image, _ := c["image"].(string); image != "" && !strings.Contains(image, "@") {
+			c["image"] = image + "@" + pinnedDigest
+		}
+	}
+	if err := unstructured.SetNestedSlice(d.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if err := unstructured.SetNestedField(d.Object, "true", "spec", "template", "metadata", "annotations", verifiedAnnotation); err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	mutated, err := json.Marshal(d.Object)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+}
