@@ -290,8 +290,10 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 // on: a lagging cache can neither re-own a Deployment someone released or replaced, nor
 // undo a write it has not seen yet.
 func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
-	if d, err := driftOf(desired, cached); err != nil || d.none() {
-		return cached, errors.Join(err, r.contestHeld(foo, cached.Name))
+	if d, err := driftOf(desired, cached); err != nil {
+		return cached, err
+	} else if d.none() {
+		return cached, r.contestHeld(foo, cached.Name)
 	}
 	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
 	switch {
@@ -301,8 +303,10 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 		return nil, r.nameTaken(foo, stored.Name)
 	}
 	d, err := driftOf(desired, stored)
-	if err != nil || d.none() {
-		return stored, errors.Join(err, r.contestHeld(foo, stored.Name))
+	if err != nil {
+		return stored, err
+	} else if d.none() {
+		return stored, r.contestHeld(foo, stored.Name)
 	}
 	taker, err := takerOf(stored, d.lost)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -96,13 +97,14 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
 		Expect(err).NotTo(HaveOccurred())
 		stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
-		updates := gauge(Default, "foo_operator_deployment_writes_total", map[string]string{"operation": "update"})
+		// Read from the counter itself: the series exists only after a first update.
+		updates := testutil.ToFloat64(deploymentWrites.WithLabelValues("update"))
 
 		d, err := reconciler.applyOver(ctx, foo, deploymentFor(foo, testImage), stored, "")
 
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.ResourceVersion).To(Equal(stored.ResourceVersion))
-		Expect(gauge(Default, "foo_operator_deployment_writes_total", map[string]string{"operation": "update"})).To(Equal(updates))
+		Expect(testutil.ToFloat64(deploymentWrites.WithLabelValues("update"))).To(Equal(updates))
 		expectNoEventFor(ns, ReasonDeploymentUpdated)
 	})
 
