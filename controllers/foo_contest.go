@@ -28,7 +28,9 @@ import (
 
 // contest is a Foo's running dispute with another writer over a field of its Deployment:
 // an HPA that targets the Deployment instead of the Foo, a GitOps tool that re-applies the
-// Deployment from git, a second installation of the operator. The operator takes the field
+// Deployment from git. (A second installation of the operator writes under the same field
+// manager, so it takes no field; OLM refuses such an install in overlapping
+// OperatorGroups.) The operator takes the field
 // back once at once (someone's one-off edit is corrected, as any drift is). When the other
 // writer takes it again before the correction held for the recheck interval, the Foo is
 // Degraded with FieldManagerConflict, and the operator takes it back only after the

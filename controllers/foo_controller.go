@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -290,7 +291,11 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 // on: a lagging cache can neither re-own a Deployment someone released or replaced, nor
 // undo a write it has not seen yet.
 func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
-	if d, err := driftOf(desired, cached); err != nil {
+	want, err := fieldSet(desired)
+	if err != nil {
+		return cached, err
+	}
+	if d, err := driftOf(desired, want, cached); err != nil {
 		return cached, err
 	} else if d.none() {
 		return cached, r.contestHeld(foo, cached.Name)
@@ -299,10 +304,12 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 	switch {
 	case err != nil:
 		return cached, err
+	case stored == nil:
+		return r.createDeployment(ctx, foo, desired)
 	case !metav1.IsControlledBy(stored, foo):
 		return nil, r.nameTaken(foo, stored.Name)
 	}
-	d, err := driftOf(desired, stored)
+	d, err := driftOf(desired, want, stored)
 	if err != nil {
 		return stored, err
 	} else if d.none() {
@@ -314,7 +321,7 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 	}
 	if taker == nil {
 		contestErr := r.contestHeld(foo, stored.Name)
-		applied, err := r.applyOver(ctx, foo, desired, stored, "")
+		applied, err := r.applyOver(ctx, foo, desired, stored, false, "")
 		return applied, cmp.Or(err, contestErr)
 	}
 	apply, contestErr := r.contestTaken(foo, *taker, stored.Name)
@@ -322,7 +329,7 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 		return stored, contestErr
 	}
 	fieldTakeovers.WithLabelValues(taker.manager, taker.field).Inc()
-	applied, err := r.applyOver(ctx, foo, desired, stored, fmt.Sprintf("; took %s back from field manager %q", taker.field, taker.manager))
+	applied, err := r.applyOver(ctx, foo, desired, stored, false, fmt.Sprintf("; took %s back from field manager %q", taker.field, taker.manager))
 	return applied, cmp.Or(err, contestErr)
 }
 
@@ -334,17 +341,12 @@ func (r *FooReconciler) adoptDeployment(ctx context.Context, foo *samplev1alpha1
 	switch {
 	case err != nil:
 		return nil, err
+	case stored == nil:
+		return r.createDeployment(ctx, foo, desired)
 	case !adoptable(stored, foo):
 		return nil, fmt.Errorf("adopt Deployment %s: it changed since it was cached, retrying", klog.KObj(stored))
 	}
-	d, err := r.applyOver(ctx, foo, desired, stored, "")
-	if err != nil {
-		return nil, err
-	}
-	log.FromContext(ctx).Info("Adopted Deployment left without a controller", "deployment", klog.KObj(d))
-	r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentAdopted, "Adopt",
-		"Adopted Deployment %s, made for an earlier Foo of this name and left without a controller", d.Name)
-	return d, nil
+	return r.applyOver(ctx, foo, desired, stored, true, "")
 }
 
 // adoptable reports whether d was made by the operator for another Foo of foo's name,
@@ -358,12 +360,13 @@ func adoptable(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 		d.Labels[ManagedByLabel] == ManagedByValue && uid != "" && uid != string(foo.UID)
 }
 
-// getStored reads a Deployment from the API server, with every writer's managedFields.
+// getStored reads a Deployment from the API server, with every writer's managedFields; nil
+// when there is none.
 func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
 	d := &appsv1.Deployment{}
 	if err := r.APIReader.Get(ctx, key, d); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("get Deployment %s: deleted since it was cached, retrying", key)
+			return nil, nil
 		}
 		return nil, &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
 	}
@@ -371,14 +374,16 @@ func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName)
 }
 
 // applyOver applies desired over stored, the Deployment the decision was made on: it first
-// removes what other writers set in place of the operator's members of one-ofs, and moves
+// replaces what other writers set in place of the operator's members of one-ofs, and moves
 // the fields an older version owns through Update into its apply entry; each write carries
 // stored's resourceVersion and fails with a Conflict, retried, when the Deployment changed
-// since. An apply the API server answers with the same resourceVersion changed nothing and
-// is not reported. note ends the event's message.
-func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, stored *appsv1.Deployment, note string) (*appsv1.Deployment, error) {
+// since. Writes that change something are reported by one event: DeploymentAdopted when
+// adopting, otherwise DeploymentScaled or DeploymentUpdated, whose message note ends. An apply the API server answers with the same resourceVersion changed nothing and
+// is not reported.
+func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, stored *appsv1.Deployment, adopting bool, note string) (*appsv1.Deployment, error) {
 	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(stored))
-	repair, err := oneOfRepair(stored, desired)
+	from := ptr.Deref(stored.Spec.Replicas, 1)
+	repair, replaced, err := oneOfRepair(stored, desired)
 	if err != nil {
 		return stored, err
 	}
@@ -386,31 +391,38 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 		// Under a field manager of its own: an Update entry of FieldManager would read as
 		// the ownership of a version before 0.2.0, and cost a write to move.
 		if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, repair), client.FieldOwner(repairFieldManager)); err != nil {
-			return stored, writeFailed(fmt.Errorf("replace %s from Deployment %s: %w", describeRepair(repair), klog.KObj(stored), err))
+			return stored, writeFailed(fmt.Errorf("replace %v in Deployment %s: %w", replaced, klog.KObj(stored), err))
 		}
 		deploymentWrites.WithLabelValues("update").Inc()
-		logger.Info("Replaced what other writers set in place of the operator's member of one-of fields", "removed", describeRepair(repair))
-		note += "; replaced " + describeRepair(repair) + ", set by another writer"
+		logger.Info("Replaced what other writers set in place of the operator's member of one-of fields", "removed", replaced)
+		note += fmt.Sprintf("; replaced %s, set by another writer", strings.Join(replaced, ", "))
 	}
 	if err := r.upgradeOwnership(ctx, stored); err != nil {
 		return stored, err
 	}
-	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(stored.ResourceVersion))
+	before := stored.ResourceVersion
+	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(before))
 	if err != nil {
 		return stored, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(stored), err))
 	}
-	if d.ResourceVersion == stored.ResourceVersion {
+	if d.ResourceVersion == before && repair == nil {
 		logger.V(1).Info("Applied Deployment: the API server changed nothing")
 		return d, nil
 	}
-	deploymentWrites.WithLabelValues("update").Inc()
+	if d.ResourceVersion != before {
+		deploymentWrites.WithLabelValues("update").Inc()
+	}
 
-	from, to := ptr.Deref(stored.Spec.Replicas, 1), ptr.Deref(d.Spec.Replicas, 1)
-	if from != to {
+	switch to := ptr.Deref(d.Spec.Replicas, 1); {
+	case adopting:
+		logger.Info("Adopted Deployment left without a controller")
+		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentAdopted, "Adopt",
+			"Adopted Deployment %s, made for an earlier Foo of this name and left without a controller", d.Name)
+	case from != to:
 		logger.Info("Scaled Deployment", "from", from, "to", to)
 		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentScaled, "Scale",
 			"Scaled Deployment %s from %d to %d replicas%s", d.Name, from, to, note)
-	} else {
+	default:
 		logger.Info("Corrected drift of Deployment")
 		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentUpdated, "Update",
 			"Updated Deployment %s to match the Foo%s", d.Name, note)

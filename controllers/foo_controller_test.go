@@ -52,12 +52,7 @@ var _ = Describe("Foo reconciler", func() {
 
 	BeforeEach(func() {
 		ctx = context.Background()
-		ns = newNamespace(ctx)
-		// envtest never deletes namespaces: delete this spec's Foos so the manager stops
-		// reconciling them.
-		DeferCleanup(func() {
-			Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
-		})
+		ns = specNamespace(ctx)
 	})
 
 	It("creates the Deployment a Foo names, owned by the Foo", func() {
@@ -502,6 +497,17 @@ func expectCacheCaughtUp(ctx context.Context) {
 		g.Expect(mgrCache.List(ctx, cached)).To(Succeed())
 		g.Expect(cached.Items).To(HaveLen(len(stored.Items)))
 	}).Should(Succeed())
+}
+
+// specNamespace creates a namespace for one spec whose Foos are deleted when the spec ends:
+// envtest never deletes namespaces, and the manager would go on reconciling them.
+func specNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := newNamespace(ctx)
+	DeferCleanup(func() {
+		Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
+	})
+	return ns
 }
 
 // newNamespace creates a namespace for one spec.

@@ -172,7 +172,7 @@ func ownershipUpgrade(live *appsv1.Deployment) ([]byte, error) {
 // something); zero when it never did.
 func lastApplied(d *appsv1.Deployment) time.Time {
 	for _, e := range d.ManagedFields {
-		if e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.Time != nil {
+		if isOwnApply(e) && e.Time != nil {
 			return e.Time.Time
 		}
 	}

@@ -24,9 +24,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/applyconfigurations"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -82,16 +82,19 @@ type drift struct {
 // none reports whether there is nothing to apply.
 func (d drift) none() bool { return !d.changed && !d.legacy && d.lost.Empty() }
 
-// driftOf compares live with desired by ownership: it reads only live's managedFields and
-// DesiredHashAnnotation, so values a mutating admission rewrote are not drift.
-func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (drift, error) {
-	want, err := fieldSet(desired)
-	if err != nil {
-		return drift{}, err
-	}
-	own, err := managedSet(live, isOwnApply)
-	if err != nil {
-		return drift{}, err
+// driftOf compares live with desired, whose fields are want (fieldSet), by ownership: it
+// reads only live's managedFields and DesiredHashAnnotation, so values a mutating admission
+// rewrote are not drift.
+func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set, live *appsv1.Deployment) (drift, error) {
+	own := &fieldpath.Set{}
+	for _, e := range live.ManagedFields {
+		if isOwnApply(e) {
+			fields, err := entryFields(live, e)
+			if err != nil {
+				return drift{}, err
+			}
+			own = own.Union(fields)
+		}
 	}
 	return drift{
 		changed: live.Annotations[DesiredHashAnnotation] != desired.Annotations[DesiredHashAnnotation],
@@ -117,27 +120,21 @@ func fieldSet(desired *appsv1ac.DeploymentApplyConfiguration) (*fieldpath.Set, e
 	return tv.ToFieldSet()
 }
 
-// managedSet is the union of the fields of d's managedFields entries that match.
-func managedSet(d *appsv1.Deployment, match func(managerEntry) bool) (*fieldpath.Set, error) {
-	set := &fieldpath.Set{}
-	for _, e := range d.ManagedFields {
-		if !match(managerEntry{e.Manager, string(e.Operation), e.Subresource}) || e.FieldsV1 == nil {
-			continue
-		}
-		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
-			return nil, fmt.Errorf("read the fields of manager %s in Deployment %s: %w", e.Manager, klog.KObj(d), err)
-		}
-		set = set.Union(s)
+// entryFields are the fields of d's managedFields entry e.
+func entryFields(d *appsv1.Deployment, e metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	fields := &fieldpath.Set{}
+	if e.FieldsV1 == nil {
+		return fields, nil
 	}
-	return set, nil
+	if err := fields.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		return nil, fmt.Errorf("read the fields of manager %s in Deployment %s: %w", e.Manager, klog.KObj(d), err)
+	}
+	return fields, nil
 }
 
-// managerEntry names a managedFields entry.
-type managerEntry struct{ manager, operation, subresource string }
-
-func isOwnApply(e managerEntry) bool {
-	return e.manager == FieldManager && e.operation == "Apply" && e.subresource == ""
+// isOwnApply reports whether a managedFields entry records the operator's applies.
+func isOwnApply(e metav1.ManagedFieldsEntry) bool {
+	return e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
 }
 
 // fieldTaker is another writer that owns fields the operator sets.
@@ -162,98 +159,79 @@ func (t fieldTaker) String() string {
 // none does (the fields were removed, not taken).
 func takerOf(live *appsv1.Deployment, lost *fieldpath.Set) (*fieldTaker, error) {
 	for _, e := range live.ManagedFields {
-		if isOwnApply(managerEntry{e.Manager, string(e.Operation), e.Subresource}) {
+		if isOwnApply(e) {
 			continue
 		}
-		theirs, err := managedSet(live, func(m managerEntry) bool {
-			return m == managerEntry{e.Manager, string(e.Operation), e.Subresource}
-		})
+		theirs, err := entryFields(live, e)
 		if err != nil {
 			return nil, err
 		}
-		taken := theirs.Intersection(lost)
-		if taken.Empty() {
-			continue
-		}
 		var first fieldpath.Path
-		taken.Leaves().Iterate(func(p fieldpath.Path) {
+		theirs.Intersection(lost).Leaves().Iterate(func(p fieldpath.Path) {
 			if first == nil {
 				first = p.Copy()
 			}
 		})
-		return &fieldTaker{manager: e.Manager, subresource: e.Subresource, field: first.String()}, nil
+		if first != nil {
+			return &fieldTaker{manager: e.Manager, subresource: e.Subresource, field: first.String()}, nil
+		}
 	}
 	return nil, nil
 }
 
 // oneOfRepair is the JSON patch that replaces, in live, the members other writers set in
 // place of the operator's own in a one-of (the nginx container's readiness probe handler,
-// the tmp volume's source) with desired's member, in one write: removing the other member
-// alone would leave the one-of empty, and applying the operator's alone would set two, both
-// of which the API server refuses (kubectl set probe --open-tcp, say, then wedges every
-// apply). nil when there is nothing to replace. The patch carries live's resourceVersion:
-// it fails rather than change a newer Deployment. The apply that follows makes the operator
-// the owner of its member again.
-func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) ([]byte, error) {
+// the tmp volume's source) with desired's member, in one write, and the paths it removes;
+// nil when there is nothing to replace. Removing the other member alone would leave the
+// one-of empty, and applying the operator's alone would set two, both of which the API
+// server refuses (kubectl set probe --open-tcp, say, then wedges every apply). The patch
+// carries live's resourceVersion: it fails rather than change a newer Deployment. The apply
+// that follows makes the operator the owner of its member again.
+func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) (patch []byte, removed []string, err error) {
 	var ops []jsonPatchOp
 	want := desired.Spec.Template.Spec
 	for i, c := range live.Spec.Template.Spec.Containers {
 		if c.Name == containerName && c.ReadinessProbe != nil {
 			path := fmt.Sprintf("/spec/template/spec/containers/%d", i)
-			ops = replaceMembers(ops, path, c.Name, path+"/readinessProbe", c.ReadinessProbe.ProbeHandler, "httpGet", want.Containers[0].ReadinessProbe.HTTPGet)
+			ops, removed = replaceMembers(ops, removed, path, c.Name, path+"/readinessProbe", c.ReadinessProbe.ProbeHandler, "httpGet", want.Containers[0].ReadinessProbe.HTTPGet)
 		}
 	}
 	for i, v := range live.Spec.Template.Spec.Volumes {
 		if v.Name == tmpVolume {
 			path := fmt.Sprintf("/spec/template/spec/volumes/%d", i)
-			ops = replaceMembers(ops, path, v.Name, path, v.VolumeSource, "emptyDir", want.Volumes[0].EmptyDir)
+			ops, removed = replaceMembers(ops, removed, path, v.Name, path, v.VolumeSource, "emptyDir", want.Volumes[0].EmptyDir)
 		}
 	}
 	if ops == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	ops = append(ops, op("replace", "/metadata/resourceVersion", live.ResourceVersion))
-	return json.Marshal(ops)
+	patch, err = json.Marshal(append(ops, jsonPatchOp{Op: "replace", Path: "/metadata/resourceVersion", Value: live.ResourceVersion}))
+	return patch, removed, err
+}
+
+// jsonPatchOp is one operation of a JSON patch (RFC 6902).
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
 }
 
 // replaceMembers adds to ops what replaces the members of the one-of at path other than
-// own with own's value, when there are such members; the list item at itemPath is tested
-// to be the one named name first, so that the patch fails if the list changed.
-// jsonPatchOp is one operation of a JSON patch (RFC 6902).
-type jsonPatchOp map[string]any
-
-func op(name, path string, value any) jsonPatchOp {
-	o := jsonPatchOp{"op": name, "path": path}
-	if name != "remove" {
-		o["value"] = value
-	}
-	return o
-}
-
-func replaceMembers(ops []jsonPatchOp, itemPath, name, path string, oneOf any, own string, value any) []jsonPatchOp {
+// own with own's value, when there are such members, and adds their paths to removed. The
+// list item at itemPath is tested to be the one named name first, so that the patch fails
+// if the list changed.
+func replaceMembers(ops []jsonPatchOp, removed []string, itemPath, name, path string, oneOf any, own string, value any) ([]jsonPatchOp, []string) {
 	raw, _ := json.Marshal(oneOf) // a struct of pointers to plain values: cannot fail
 	var members map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &members)
 	others := slices.DeleteFunc(slices.Sorted(maps.Keys(members)), func(m string) bool { return m == own })
 	if len(others) == 0 {
-		return ops
+		return ops, removed
 	}
-	ops = append(ops, op("test", itemPath+"/name", name))
+	ops = append(ops, jsonPatchOp{Op: "test", Path: itemPath + "/name", Value: name})
 	for _, m := range others {
-		ops = append(ops, op("remove", path+"/"+m, nil))
+		ops = append(ops, jsonPatchOp{Op: "remove", Path: path + "/" + m})
+		removed = append(removed, path+"/"+m)
 	}
-	return append(ops, op("add", path+"/"+own, value))
-}
-
-// describeRepair lists the paths a oneOfRepair patch removes, for logs and events.
-func describeRepair(patch []byte) string {
-	var ops []jsonPatchOp
-	_ = json.Unmarshal(patch, &ops) // made by oneOfRepair
-	var removed []string
-	for _, op := range ops {
-		if op["op"] == "remove" {
-			removed = append(removed, fmt.Sprint(op["path"]))
-		}
-	}
-	return strings.Join(removed, ", ")
+	return append(ops, jsonPatchOp{Op: "add", Path: path + "/" + own, Value: value}), removed
 }

@@ -55,10 +55,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 
 	BeforeEach(func() {
 		ctx = context.Background()
-		ns = newNamespace(ctx)
-		DeferCleanup(func() {
-			Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
-		})
+		ns = specNamespace(ctx)
 	})
 
 	// pinDigestsIn makes the policy webhook mutate the Deployments of ns.
@@ -100,7 +97,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		// Read from the counter itself: the series exists only after a first update.
 		updates := testutil.ToFloat64(deploymentWrites.WithLabelValues("update"))
 
-		d, err := reconciler.applyOver(ctx, foo, deploymentFor(foo, testImage), stored, "")
+		d, err := reconciler.applyOver(ctx, foo, deploymentFor(foo, testImage), stored, false, "")
 
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.ResourceVersion).To(Equal(stored.ResourceVersion))
@@ -252,6 +249,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		}).Should(Succeed())
 		Expect(getDeployment(Default, ns, name).UID).To(Equal(orphaned.UID), "adopted, not re-created")
 		expectEvent(ns, ReasonDeploymentAdopted, ContainSubstring(name))
+		expectNoEventFor(ns, ReasonDeploymentUpdated) // one write, one event
 
 		By("a Deployment the user detaches from its living Foo is left alone")
 		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) { d.OwnerReferences = nil })

@@ -56,10 +56,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 
 	BeforeEach(func() {
 		ctx = context.Background()
-		ns = newNamespace(ctx)
-		DeferCleanup(func() {
-			Expect(k8sClient.DeleteAllOf(context.Background(), &samplev1alpha1.Foo{}, client.InNamespace(ns))).To(Succeed())
-		})
+		ns = specNamespace(ctx)
 	})
 
 	DescribeTable("judges drift on the fields the operator owns, as the API server records them",
@@ -70,7 +67,10 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 			Expect(err).NotTo(HaveOccurred())
 			change(getDeployment(Default, ns, foo.Spec.DeploymentName))
 
-			got, err := driftOf(deploymentFor(foo, testImage), getDeployment(Default, ns, foo.Spec.DeploymentName))
+			desired := deploymentFor(foo, testImage)
+			fields, err := fieldSet(desired)
+			Expect(err).NotTo(HaveOccurred())
+			got, err := driftOf(desired, fields, getDeployment(Default, ns, foo.Spec.DeploymentName))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(!got.none()).To(Equal(want), "%+v", got)
 		},

@@ -55,12 +55,17 @@ type observation struct {
 	requeueAfter time.Duration
 }
 
-// newObservation classifies the result of reconcileDeployments.
+// newObservation classifies the result of reconcileDeployments. A Conflict is a write
+// whose precondition (the resourceVersion or UID its decision was made on) no longer holds:
+// the Deployment changed since, and the pass that sees the change decides again. It is
+// retried without making the Foo Degraded.
 func newObservation(d *appsv1.Deployment, err error) observation {
 	obs := observation{deployment: d}
 	var re *reasonError
 	switch {
 	case err == nil:
+	case apierrors.IsConflict(err):
+		obs.retryErr = err
 	case errors.As(err, &re):
 		obs.reason, obs.message, obs.requeueAfter = re.reason, re.Error(), re.requeueAfter
 		if !re.terminal() {
