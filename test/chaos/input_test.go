@@ -57,6 +57,7 @@ func inputSpecs() {
 		cases := []rejected{
 			{input: "name of 64 characters", name: strings.Repeat("a", 64), spec: map[string]any{"deploymentName": "web"}, message: "metadata.name must be at most 63 characters"},
 			{input: "deploymentName of 254 characters", spec: map[string]any{"deploymentName": strings.Repeat("a", 254)}, message: "may not be more than 253"},
+			{input: "deploymentName of 243 characters (its ReplicaSets' names would not fit)", spec: map[string]any{"deploymentName": strings.Repeat("a", 243)}, message: "deploymentName must be at most 242 characters"},
 			{input: "deploymentName with uppercase and '_'", spec: map[string]any{"deploymentName": "My_Web"}, message: "deploymentName must be a valid Deployment name"},
 			{input: "deploymentName in unicode", spec: map[string]any{"deploymentName": "wëb-ünïcödé"}, message: "deploymentName must be a valid Deployment name"},
 			{input: "deploymentName ending in '-'", spec: map[string]any{"deploymentName": "web-"}, message: "deploymentName must be a valid Deployment name"},
@@ -67,8 +68,8 @@ func inputSpecs() {
 			{input: "replicas 101", spec: map[string]any{"deploymentName": "web", "replicas": int64(101)}, message: "should be less than or equal to 100"},
 			{input: "replicas 2^31", spec: map[string]any{"deploymentName": "web", "replicas": int64(1) << 31}, message: "should be less than or equal to 100"},
 			{input: "replicas as a string", spec: map[string]any{"deploymentName": "web", "replicas": "two"}, message: "must be of type integer"},
-			{input: "image with a space", spec: map[string]any{"deploymentName": "web", "image": "nginx latest"}, message: "image must be a container image reference"},
-			{input: "image with an uppercase repository", spec: map[string]any{"deploymentName": "web", "image": "registry.example.com/NGINX:1"}, message: "image must be a container image reference"},
+			{input: "image with a space", spec: map[string]any{"deploymentName": "web", "image": "nginx latest"}, message: "image must be empty (the operator's default image) or a container image reference"},
+			{input: "image with an uppercase repository", spec: map[string]any{"deploymentName": "web", "image": "registry.example.com/NGINX:1"}, message: "image must be empty (the operator's default image) or a container image reference"},
 			{input: "image of 513 characters", spec: map[string]any{"deploymentName": "web", "image": "r.example.com/" + strings.Repeat("a", 499)}, message: "may not be more than 512"},
 			{input: "no spec", message: "spec: Required value"},
 		}
