@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -118,6 +119,11 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		// the scale subresource whenever it finds another count, every 250 ms.
 		before := requests.count()
 		stop, done := make(chan struct{}), make(chan struct{})
+		stopAutoscaler := sync.OnceFunc(func() {
+			close(stop)
+			<-done
+		})
+		DeferCleanup(stopAutoscaler) // also when an assertion below fails
 		go func() {
 			defer GinkgoRecover()
 			defer close(done)
@@ -157,8 +163,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(gauge(Default, "foo_operator_field_takeovers_total", map[string]string{"manager": autoscaler, "field": ".spec.replicas"})).To(BeNumerically(">=", 2))
 
 		By("the other writer stops: the operator takes the field back and the Foo is no longer Degraded")
-		close(stop)
-		<-done
+		stopAutoscaler()
 		Eventually(func(g Gomega) {
 			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
 			g.Expect(meta.IsStatusConditionFalse(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)).To(BeTrue())
