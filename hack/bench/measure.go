@@ -63,7 +63,7 @@ const operatorMetrics = "127.0.0.1:18089"
 var contenders = map[string]contender{
 	"operator": {
 		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
-		userAgent: "manager/",
+		userAgent: "foo-operator", // main.go sets it (controllers.FieldManager), whatever the binary is called
 		command: func(kubeconfig string) *exec.Cmd {
 			args := []string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0"}
 			return exec.Command("bin/manager", append(args, strings.Fields(*operatorArgs)...)...)

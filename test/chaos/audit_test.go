@@ -23,9 +23,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -35,7 +36,8 @@ type auditEvent struct {
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
 	User      struct {
-		Username string `json:"username"`
+		Username string              `json:"username"`
+		Extra    map[string][]string `json:"extra"`
 	} `json:"user"`
 	ObjectRef struct {
 		APIGroup    string `json:"apiGroup"`
@@ -98,12 +100,16 @@ func writesBy(events []auditEvent, replica string, from, to time.Time) []auditEv
 	return out
 }
 
-// requestsBy returns the requests of a replica (its binary's name starts its user agent)
-// received in [from, to).
-func requestsBy(events []auditEvent, replica string, from, to time.Time) []auditEvent {
+// requestsBy returns the requests of the replicas called name (sent with their token, see
+// identity) received in [from, to).
+func requestsBy(events []auditEvent, name string, from, to time.Time) []auditEvent {
+	GinkgoHelper()
+	credential := credentialOf(name)
+	Expect(credential).NotTo(BeEmpty(), "replicas called %s ran", name)
 	var out []auditEvent
 	for _, e := range events {
-		if strings.HasPrefix(e.UserAgent, replica+"/") && !e.Received.Time.Before(from) && e.Received.Time.Before(to) {
+		if slices.Contains(e.User.Extra["authentication.kubernetes.io/credential-id"], credential) &&
+			!e.Received.Time.Before(from) && e.Received.Time.Before(to) {
 			out = append(out, e)
 		}
 	}

@@ -26,6 +26,8 @@ package chaos
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,7 +68,7 @@ var (
 	clusterDir = filepath.Join(root, ".kwok-chaos")
 	work       string // the suite's scratch directory
 	managerBin string // the operator, built once
-	kubeconfig string // the operator's: a token of its service account
+	kubeconfig string // a token of the operator's service account, for kubectl auth can-i
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  kubernetes.Interface
@@ -124,7 +126,8 @@ var _ = BeforeSuite(func() {
 	run(root, nil, "bin/kubectl", "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
 	memoryLimit = shippedMemoryLimit(manifests)
 
-	kubeconfig = writeKubeconfig("operator", cfg.Host, tokenOf(operatorNamespace, serviceAccount))
+	kubeconfig, err = identity("operator", cfg.Host)
+	Expect(err).NotTo(HaveOccurred())
 })
 
 var _ = AfterSuite(func() {
@@ -135,7 +138,7 @@ var _ = AfterSuite(func() {
 
 // replica is the operator running as a local process.
 type replica struct {
-	name string // its binary's name, which starts the user agent of its requests
+	name string // its binary's name, which names its token (identity)
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
@@ -161,6 +164,10 @@ func startReplica(name string, args ...string) *replica {
 
 // launch starts a replica; it is safe to call from any goroutine.
 func launch(name string, args ...string) (*replica, error) {
+	kubeconfig, err := identity(name, cfg.Host)
+	if err != nil {
+		return nil, err
+	}
 	bin := filepath.Join(work, name)
 	if err := os.Link(managerBin, bin); err != nil && !os.IsExist(err) {
 		return nil, err
@@ -239,24 +246,91 @@ func leaderOf(a, b *replica) (leader, follower *replica) {
 // tokenOf is a token of a service account.
 func tokenOf(ns, name string) string {
 	GinkgoHelper()
+	token, err := createToken(ns, name)
+	Expect(err).NotTo(HaveOccurred())
+	return token
+}
+
+func createToken(ns, name string) (string, error) {
 	token, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return token.Status.Token
+	if err != nil {
+		return "", err
+	}
+	return token.Status.Token, nil
+}
+
+// identities are the replicas' credentials, by replica name: every replica of a name (a
+// supervised one restarted, as a pod's containers) uses one token of the operator's service
+// account, whose ID the audit log records with each request. The user agent cannot tell
+// replicas apart: the operator sends its own, whatever its binary is called.
+var identities = struct {
+	sync.Mutex
+	kubeconfig, credential map[string]string
+}{kubeconfig: map[string]string{}, credential: map[string]string{}}
+
+// identity returns the kubeconfig of the replicas called name: a token of their own for the
+// API server at server, made on the first call for that name (later calls return it,
+// whatever their server).
+func identity(name, server string) (string, error) {
+	identities.Lock()
+	defer identities.Unlock()
+	if path, ok := identities.kubeconfig[name]; ok {
+		return path, nil
+	}
+	token, err := createToken(operatorNamespace, serviceAccount)
+	if err != nil {
+		return "", err
+	}
+	id, err := credentialID(token)
+	if err != nil {
+		return "", err
+	}
+	path, err := writeKubeconfig(name, server, token)
+	if err != nil {
+		return "", err
+	}
+	identities.kubeconfig[name], identities.credential[name] = path, id
+	return path, nil
+}
+
+// credentialOf is how the audit log names the token of the replicas called name.
+func credentialOf(name string) string {
+	identities.Lock()
+	defer identities.Unlock()
+	return identities.credential[name]
+}
+
+// credentialID is the ID kube-apiserver records for a service account token in its audit
+// events (user.extra "authentication.kubernetes.io/credential-id"): its JWT ID.
+func credentialID(token string) (string, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return "", fmt.Errorf("a service account token has 3 parts, not %d", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return "", err
+	}
+	var claims struct {
+		JTI string `json:"jti"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.JTI == "" {
+		return "", fmt.Errorf("no jti in the token's claims %s: %v", payload, err)
+	}
+	return "JTI=" + claims.JTI, nil
 }
 
 // writeKubeconfig writes a kubeconfig of the cluster's API server at server with a bearer
 // token and returns its path.
-func writeKubeconfig(name, server, token string) string {
-	GinkgoHelper()
+func writeKubeconfig(name, server, token string) (string, error) {
 	path := filepath.Join(work, name+".kubeconfig")
-	Expect(clientcmd.WriteToFile(clientcmdapi.Config{
+	return path, clientcmd.WriteToFile(clientcmdapi.Config{
 		Clusters:       map[string]*clientcmdapi.Cluster{"chaos": {Server: server, CertificateAuthorityData: cfg.CAData}},
 		AuthInfos:      map[string]*clientcmdapi.AuthInfo{name: {Token: token}},
 		Contexts:       map[string]*clientcmdapi.Context{"chaos": {Cluster: "chaos", AuthInfo: name}},
 		CurrentContext: "chaos",
-	}, path)).To(Succeed())
-	return path
+	}, path)
 }
 
 // restrictedNamespace is a namespace that enforces Pod Security restricted.
