@@ -374,8 +374,7 @@ func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName)
 }
 
 // applyOver applies desired over stored, the Deployment the decision was made on: it first
-// replaces what other writers set in place of the operator's members of one-ofs, and moves
-// the fields an older version owns through Update into its apply entry; each write carries
+// replaces what other writers set in place of the operator's members of one-ofs; each write carries
 // stored's resourceVersion and fails with a Conflict, retried, when the Deployment changed
 // since. Writes that change something are reported by one event: DeploymentAdopted when
 // adopting, otherwise DeploymentScaled or DeploymentUpdated, whose message note ends. An apply the API server answers with the same resourceVersion changed nothing and
@@ -388,17 +387,14 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 		return stored, err
 	}
 	if repair != nil {
-		// Under a field manager of its own: an Update entry of FieldManager would read as
-		// the ownership of a version before 0.2.0, and cost a write to move.
+		// Under a field manager of its own: an Update entry of FieldManager would keep owning
+		// the member after a later apply stopped setting it, so that apply could not prune it.
 		if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, repair), client.FieldOwner(repairFieldManager)); err != nil {
 			return stored, writeFailed(fmt.Errorf("replace %v in Deployment %s: %w", replaced, klog.KObj(stored), err))
 		}
 		deploymentWrites.WithLabelValues("update").Inc()
 		logger.Info("Replaced what other writers set in place of the operator's member of one-of fields", "removed", replaced)
 		note += fmt.Sprintf("; replaced %s, set by another writer", strings.Join(replaced, ", "))
-	}
-	if err := r.upgradeOwnership(ctx, stored); err != nil {
-		return stored, err
 	}
 	before := stored.ResourceVersion
 	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(before))
@@ -464,27 +460,6 @@ func (r *FooReconciler) contestHeld(foo *samplev1alpha1.Foo, deployment string) 
 		}
 	})
 	return err
-}
-
-// upgradeOwnership moves the fields the operator owns in stored through Update operations
-// (the create of an operator version before 0.2.0) into its apply entry, so that the
-// apply that follows prunes what the operator no longer sets. The patch replaces all
-// managedFields and carries stored's resourceVersion: it fails rather than overwrite newer
-// managedFields.
-func (r *FooReconciler) upgradeOwnership(ctx context.Context, stored *appsv1.Deployment) error {
-	if !slices.ContainsFunc(stored.ManagedFields, legacyEntry) {
-		return nil
-	}
-	patch, err := ownershipUpgrade(stored)
-	if err != nil || patch == nil {
-		return err
-	}
-	if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
-		return writeFailed(fmt.Errorf("move the operator's fields of Deployment %s to server-side apply: %w", klog.KObj(stored), err))
-	}
-	deploymentWrites.WithLabelValues("update").Inc()
-	log.FromContext(ctx).Info("Moved the operator's fields of Deployment to server-side apply", "deployment", klog.KObj(stored))
-	return nil
 }
 
 // applyDeployment writes desired with server-side apply, taking over the fields other

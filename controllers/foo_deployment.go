@@ -23,13 +23,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/sets"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
-	"k8s.io/client-go/util/csaupgrade"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -151,20 +148,6 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 						WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(tmpVolume).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))))))
-}
-
-// legacyEntry reports whether a managedFields entry records fields the operator set with
-// an Update (a create of a version before 0.2.0) rather than an apply.
-func legacyEntry(e metav1.ManagedFieldsEntry) bool {
-	return e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == ""
-}
-
-// ownershipUpgrade is the JSON patch that moves the fields the operator owns through
-// Update operations into its server-side apply entry, or nil when there is none. Operator
-// versions before 0.2.0 created Deployments with a plain create; without this, an apply
-// would never prune the fields such a create set.
-func ownershipUpgrade(live *appsv1.Deployment) ([]byte, error) {
-	return csaupgrade.UpgradeManagedFieldsPatch(live, sets.New(FieldManager), FieldManager)
 }
 
 // lastApplied is when the operator last changed d by server-side apply (the time of its

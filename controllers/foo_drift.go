@@ -75,12 +75,10 @@ type drift struct {
 	changed bool
 	// lost are fields of desired that the operator's apply entry does not own in live.
 	lost *fieldpath.Set
-	// legacy: the operator owns fields through an Update entry (versions before 0.2.0).
-	legacy bool
 }
 
 // none reports whether there is nothing to apply.
-func (d drift) none() bool { return !d.changed && !d.legacy && d.lost.Empty() }
+func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 
 // driftOf compares live with desired, whose fields are want (fieldSet), by ownership: it
 // reads only live's managedFields and DesiredHashAnnotation, so values a mutating admission
@@ -99,7 +97,6 @@ func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set
 	return drift{
 		changed: live.Annotations[DesiredHashAnnotation] != desired.Annotations[DesiredHashAnnotation],
 		lost:    want.Difference(own).Difference(metaFields),
-		legacy:  slices.ContainsFunc(live.ManagedFields, legacyEntry),
 	}, nil
 }
 

@@ -186,41 +186,6 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		}).Should(Succeed())
 	})
 
-	It("moves the fields of a Deployment created by a version before 0.2.0 to its apply entry, and prunes them", func() {
-		// What versions before 0.2.0 did: a plain create, recorded as an Update. The Foo is
-		// not stored, so only this spec's direct call reconciles its Deployment.
-		foo := newFoo("legacy", withNamespace(ns), withIdentity("legacy-uid", 1))
-		legacy := newDeployment(foo)
-		legacy.Spec.Template.Spec.Containers[0].LivenessProbe = &corev1.Probe{
-			ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}},
-		}
-		Expect(k8sClient.Create(ctx, legacy, client.FieldOwner(FieldManager))).To(Succeed())
-		live := getDeployment(Default, ns, legacy.Name)
-		Expect(live.ManagedFields).To(ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationUpdate)))
-
-		before := requests.count()
-		d, err := reconciler.reconcileDeployment(ctx, foo)
-		Expect(err).NotTo(HaveOccurred())
-
-		Expect(d.Spec.Template.Spec.Containers[0].LivenessProbe).To(BeNil())
-		Expect(d.ManagedFields).To(ConsistOf(SatisfyAll(
-			HaveField("Manager", FieldManager),
-			HaveField("Operation", metav1.ManagedFieldsOperationApply),
-		)))
-		Expect(deploymentChanges(requests.writesSince(before))).To(HaveLen(2), "one patch of the managedFields, one apply")
-
-		// From now on, nothing to do.
-		Eventually(func(g Gomega) {
-			cached := &appsv1.Deployment{}
-			g.Expect(mgrCache.Get(ctx, client.ObjectKeyFromObject(d), cached)).To(Succeed())
-			g.Expect(cached.ResourceVersion).To(Equal(d.ResourceVersion))
-		}).Should(Succeed())
-		before = requests.count()
-		_, err = reconciler.reconcileDeployment(ctx, foo)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(deploymentChanges(requests.writesSince(before))).To(BeEmpty())
-	})
-
 	It("reports a name taken between its look and its create as a conflict, and leaves the other object alone", func() {
 		// A Foo that is not stored, and a Deployment someone created under its name just
 		// after the operator found none: the create step runs against the taken name.
@@ -383,7 +348,7 @@ func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 	c.WithLivenessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
 		WithEnv(corev1ac.EnvVar().WithName("NGINX_WORKER_PROCESSES").WithValue("2"))
 	(*c.Resources.Limits)[corev1.ResourceCPU] = resource.MustParse("500m")
-	delete(older.Annotations, DesiredHashAnnotation) // versions before 0.2.0 stamped no hash
+	delete(older.Annotations, DesiredHashAnnotation) // its hash is not this version's
 	Expect(k8sClient.Apply(ctx, older, client.FieldOwner(FieldManager), client.ForceOwnership)).To(Succeed())
 }
 

@@ -316,7 +316,7 @@ func TestProgressReportWait(t *testing.T) {
 			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}},
 		{name: "a completed rollout is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second), withRollout(2, 2, true))}},
-		{name: "a rollout the operator did not start is written (no apply entry: pre-0.2.0 Deployment)",
+		{name: "a rollout the operator did not start is written (no apply entry of the operator)",
 			obs: observation{deployment: newDeployment(foo)}},
 		{name: "a degraded Foo is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
