@@ -131,7 +131,7 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controllers.CacheOptions(namespaces),
-		MapperProvider:                controllers.NewRESTMapper,
+		MapperProvider:                controllers.RESTMapperProvider(scheme),
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,

@@ -22,8 +22,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // contest is a Foo's running dispute with another writer over a field of its Deployment:
@@ -99,11 +97,11 @@ func (c *contest) err(deployment string, wait time.Duration) error {
 	if c.taker.field == ".spec.replicas" {
 		advice = "to scale a Foo, scale the Foo (kubectl scale foo/NAME, or an HorizontalPodAutoscaler whose scaleTargetRef is the Foo), not its Deployment"
 	}
-	return &reasonError{
-		reason: samplev1alpha1.FieldManagerConflictReason,
+	return &passError{
+		kind: fieldContest,
 		err: fmt.Errorf("Deployment %s: %s, which the operator sets; it took the field back %d times and waits %s before the next: %s", //nolint:staticcheck // a condition message, starting with the kind
 			deployment, c.taker, c.corrections, wait.Round(time.Second), advice),
-		requeueAfter: wait,
+		recheckAfter: wait,
 	}
 }
 

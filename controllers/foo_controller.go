@@ -180,11 +180,11 @@ func soonest(a, b time.Duration) time.Duration {
 
 // reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and
 // then deletes the Deployments the Foo controls under other names (left by a rename). It
-// returns the Foo's current Deployment, if it controls one, and a *reasonError when the
-// Foo is degraded.
+// returns the Foo's current Deployment, if it controls one, and a *passError (foo_errors.go)
+// when it could not.
 func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
-		return nil, &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: err}
+		return nil, newPassError(invalidSpec, err)
 	}
 	d, err := r.reconcileDeployment(ctx, foo)
 	if err != nil {
@@ -226,7 +226,7 @@ func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedN
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
+		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
 	}
 	return d, nil
 }
@@ -242,10 +242,10 @@ func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
 		}
 		since = m.conflictSince
 	})
-	return &reasonError{
-		reason:       samplev1alpha1.DeploymentConflictReason,
+	return &passError{
+		kind:         nameTaken,
 		err:          fmt.Errorf(MessageResourceExists, name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
-		requeueAfter: r.conflictRecheckAfter(since, now),
+		recheckAfter: r.conflictRecheckAfter(since, now),
 	}
 }
 
@@ -259,7 +259,7 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 		return nil, r.createRaceLost(ctx, foo, desired)
 	}
 	if err != nil {
-		return nil, writeFailed(fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
+		return nil, newPassError(writeFailed, fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
 	}
 	deploymentWrites.WithLabelValues("create").Inc()
 	log.FromContext(ctx).Info("Created Deployment", "deployment", klog.KObj(d), "replicas", desiredReplicas(foo))
@@ -279,9 +279,9 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 	case err == nil && !metav1.IsControlledBy(live, foo):
 		return r.nameTaken(foo, live.Name)
 	case client.IgnoreNotFound(err) != nil:
-		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
+		return newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
 	default:
-		return fmt.Errorf("create Deployment %s: it was created or deleted concurrently, retrying", key)
+		return newPassError(staleDecision, fmt.Errorf("create Deployment %s: it was created or deleted concurrently, retrying", key))
 	}
 }
 
@@ -344,7 +344,7 @@ func (r *FooReconciler) adoptDeployment(ctx context.Context, foo *samplev1alpha1
 	case stored == nil:
 		return r.createDeployment(ctx, foo, desired)
 	case !adoptable(stored, foo):
-		return nil, fmt.Errorf("adopt Deployment %s: it changed since it was cached, retrying", klog.KObj(stored))
+		return nil, newPassError(staleDecision, fmt.Errorf("adopt Deployment %s: it changed since it was cached, retrying", klog.KObj(stored)))
 	}
 	return r.applyOver(ctx, foo, desired, stored, true, "")
 }
@@ -368,7 +368,7 @@ func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("get Deployment %s: %w", key, err)}
+		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
 	}
 	return d, nil
 }
@@ -390,7 +390,7 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 		// Under a field manager of its own: an Update entry of FieldManager would keep owning
 		// the member after a later apply stopped setting it, so that apply could not prune it.
 		if err := r.Patch(ctx, stored, client.RawPatch(types.JSONPatchType, repair), client.FieldOwner(repairFieldManager)); err != nil {
-			return stored, writeFailed(fmt.Errorf("replace %v in Deployment %s: %w", replaced, klog.KObj(stored), err))
+			return stored, newPassError(writeFailed, fmt.Errorf("replace %v in Deployment %s: %w", replaced, klog.KObj(stored), err))
 		}
 		deploymentWrites.WithLabelValues("update").Inc()
 		logger.Info("Replaced what other writers set in place of the operator's member of one-of fields", "removed", replaced)
@@ -399,7 +399,7 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 	before := stored.ResourceVersion
 	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(before))
 	if err != nil {
-		return stored, writeFailed(fmt.Errorf("apply Deployment %s: %w", klog.KObj(stored), err))
+		return stored, newPassError(writeFailed, fmt.Errorf("apply Deployment %s: %w", klog.KObj(stored), err))
 	}
 	if d.ResourceVersion == before && repair == nil {
 		logger.V(1).Info("Applied Deployment: the API server changed nothing")
@@ -481,7 +481,7 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 	}
 	owned := &appsv1.DeploymentList{}
 	if err := r.List(ctx, owned, client.InNamespace(foo.Namespace), client.MatchingFields{deploymentControllerIndex: string(foo.UID)}); err != nil {
-		return &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err)}
+		return newPassError(readFailed, fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err))
 	}
 	for i := range owned.Items {
 		d := &owned.Items[i]
@@ -493,7 +493,7 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 		// is left alone (Conflict, retried on the next pass).
 		err := r.Delete(ctx, d, client.Preconditions{UID: &d.UID, ResourceVersion: &d.ResourceVersion}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if client.IgnoreNotFound(err) != nil {
-			return writeFailed(fmt.Errorf("delete Deployment %s: %w", klog.KObj(d), err))
+			return newPassError(writeFailed, fmt.Errorf("delete Deployment %s: %w", klog.KObj(d), err))
 		}
 		deploymentWrites.WithLabelValues("delete").Inc()
 		log.FromContext(ctx).Info("Deleted Deployment the Foo no longer names", "deployment", klog.KObj(d), "deploymentName", foo.Spec.DeploymentName)
@@ -608,30 +608,4 @@ func keepOwnManagedFields(obj any) (any, error) {
 		o.SetManagedFields(own)
 	}
 	return obj, nil
-}
-
-// reasonError is an error that makes a Foo Degraded for the given reason.
-type reasonError struct {
-	reason string
-	err    error
-	// requeueAfter is when to look again at a terminal error; 0 for never.
-	requeueAfter time.Duration
-}
-
-func (e *reasonError) Error() string { return e.err.Error() }
-func (e *reasonError) Unwrap() error { return e.err }
-
-// terminal reports whether only a change (of the Foo, or of the conflicting object) can
-// resolve the error, so retrying it with backoff is pointless.
-func (e *reasonError) terminal() bool {
-	return e.reason == samplev1alpha1.InvalidSpecReason || e.reason == samplev1alpha1.DeploymentConflictReason ||
-		e.reason == samplev1alpha1.FieldManagerConflictReason
-}
-
-// writeFailed marks an error of a Deployment write. It is retried with backoff whatever
-// the API server answered: even an Invalid answer may come from an admission policy or
-// webhook that can change without the Foo changing, and spec problems the operator can
-// foresee are caught by validateFoo before any write.
-func writeFailed(err error) error {
-	return &reasonError{reason: samplev1alpha1.DeploymentWriteFailedReason, err: err}
 }

@@ -124,7 +124,7 @@ func entryFields(d *appsv1.Deployment, e metav1.ManagedFieldsEntry) (*fieldpath.
 		return fields, nil
 	}
 	if err := fields.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
-		return nil, fmt.Errorf("read the fields of manager %s in Deployment %s: %w", e.Manager, klog.KObj(d), err)
+		return nil, newPassError(ownershipUnreadable, fmt.Errorf("read the fields of manager %s in Deployment %s: %w", e.Manager, klog.KObj(d), err))
 	}
 	return fields, nil
 }

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -194,10 +193,9 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 
 		_, err := reconciler.createDeployment(ctx, foo, deploymentFor(foo, testImage))
 
-		var re *reasonError
-		Expect(errors.As(err, &re)).To(BeTrue(), "got %v", err)
-		Expect(re.reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
-		Expect(re.terminal()).To(BeTrue())
+		kind, _ := kindOf(err)
+		Expect(kind).To(Equal(nameTaken), "got %v", err)
+		Expect(errorPolicies[kind].retry).To(BeFalse())
 		Expect(getDeployment(Default, ns, "x").ResourceVersion).To(Equal(foreign.ResourceVersion))
 	})
 

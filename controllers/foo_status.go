@@ -19,7 +19,6 @@ package controllers
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -55,24 +54,21 @@ type observation struct {
 	requeueAfter time.Duration
 }
 
-// newObservation classifies the result of reconcileDeployments. A Conflict is a write
-// whose precondition (the resourceVersion or UID its decision was made on) no longer holds:
-// the Deployment changed since, and the pass that sees the change decides again. It is
-// retried without making the Foo Degraded.
+// newObservation is what a pass found: the Deployment reconcileDeployments left, and what
+// errorPolicies says of its error.
 func newObservation(d *appsv1.Deployment, err error) observation {
 	obs := observation{deployment: d}
-	var re *reasonError
-	switch {
-	case err == nil:
-	case apierrors.IsConflict(err):
+	if err == nil {
+		return obs
+	}
+	kind, recheckAfter := kindOf(err)
+	policy := errorPolicies[kind]
+	obs.reason, obs.requeueAfter = policy.reason, recheckAfter
+	if policy.reason != "" {
+		obs.message = err.Error()
+	}
+	if policy.retry {
 		obs.retryErr = err
-	case errors.As(err, &re):
-		obs.reason, obs.message, obs.requeueAfter = re.reason, re.Error(), re.requeueAfter
-		if !re.terminal() {
-			obs.retryErr = err
-		}
-	default:
-		obs.reason, obs.message, obs.retryErr = samplev1alpha1.DeploymentWriteFailedReason, err.Error(), err
 	}
 	return obs
 }
@@ -136,15 +132,6 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		return 0
 	}
 	return max(0, min(delay, applied.Add(delay).Sub(now)))
-}
-
-// warningReason is the event reason for a Degraded reason; a name conflict keeps
-// sample-controller's ErrResourceExists.
-func warningReason(degradedReason string) string {
-	if degradedReason == samplev1alpha1.DeploymentConflictReason {
-		return ReasonErrResourceExists
-	}
-	return degradedReason
 }
 
 // computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on

@@ -18,59 +18,16 @@ package controllers
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
-
-func TestNewObservation(t *testing.T) {
-	d := &appsv1.Deployment{}
-	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "x", field.ErrorList{field.Invalid(field.NewPath("spec"), "", "bad")})
-	tests := []struct {
-		name       string
-		err        error
-		wantReason string
-		wantRetry  bool
-	}{
-		{name: "success"},
-		{name: "conflict waits for a change", err: &reasonError{reason: samplev1alpha1.DeploymentConflictReason, err: errors.New("taken")},
-			wantReason: samplev1alpha1.DeploymentConflictReason},
-		{name: "invalid spec waits for a change", err: &reasonError{reason: samplev1alpha1.InvalidSpecReason, err: errors.New("bad")},
-			wantReason: samplev1alpha1.InvalidSpecReason},
-		{name: "write refused as invalid (say by an admission policy) is retried", err: writeFailed(fmt.Errorf("create: %w", invalid)),
-			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
-		{name: "failed write is retried", err: writeFailed(apierrors.NewServiceUnavailable("down")),
-			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
-		{name: "failed read is retried", err: &reasonError{reason: samplev1alpha1.DeploymentReadFailedReason, err: errors.New("timeout")},
-			wantReason: samplev1alpha1.DeploymentReadFailedReason, wantRetry: true},
-		{name: "a write whose precondition failed is retried, not Degraded", err: writeFailed(fmt.Errorf("apply: %w", apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "x", errors.New("the object has been modified")))),
-			wantRetry: true},
-		{name: "other errors are retried", err: errors.New("boom"),
-			wantReason: samplev1alpha1.DeploymentWriteFailedReason, wantRetry: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			obs := newObservation(d, tt.err)
-			g.Expect(obs.deployment).To(BeIdenticalTo(d))
-			g.Expect(obs.reason).To(Equal(tt.wantReason))
-			g.Expect(obs.retryErr != nil).To(Equal(tt.wantRetry))
-			if tt.wantReason != "" {
-				g.Expect(obs.message).To(Equal(tt.err.Error()))
-			}
-		})
-	}
-}
 
 // conditionSummary is a condition without its times, for table comparisons.
 type conditionSummary struct {

@@ -19,32 +19,54 @@ package controllers
 import (
 	"net/http"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-
-	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
-// NewRESTMapper is the manager's MapperProvider: controller-runtime's dynamic RESTMapper,
-// except that the kinds the operator caches (Foos and Deployments, both namespaced) are
-// known without asking the API server. Setting up the manager's cache looks up whether
-// they are namespaced; with discovery alone, an operator started while the API server is
-// unreachable (after it lost its Lease in an outage) exits and, restarted by the kubelet,
-// fails again until the API server is back, with the kubelet's backoff delaying its
-// recovery by up to 5 minutes. With this mapper it starts, serves its probes and waits for
-// the Lease (test/chaos measures the outages).
-func NewRESTMapper(config *rest.Config, httpClient *http.Client) (meta.RESTMapper, error) {
-	dynamic, err := apiutil.NewDynamicRESTMapper(config, httpClient)
-	if err != nil {
-		return nil, err
+// RESTMapperProvider is the manager's MapperProvider: controller-runtime's dynamic
+// RESTMapper, except that the kinds the manager caches (cachedKinds) are known without
+// asking the API server. Setting up the manager's cache looks up whether they are
+// namespaced; with discovery alone, an operator started while the API server is unreachable
+// (after it lost its Lease in an outage) exits and, restarted by the kubelet, fails again
+// until the API server is back, with the kubelet's backoff delaying its recovery by up to
+// 5 minutes. With this mapper it starts, serves its probes and waits for the Lease
+// (test/chaos runs the outages).
+func RESTMapperProvider(scheme *runtime.Scheme) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
+	return func(config *rest.Config, httpClient *http.Client) (meta.RESTMapper, error) {
+		kinds, err := cachedKinds(scheme)
+		if err != nil {
+			return nil, err
+		}
+		dynamic, err := apiutil.NewDynamicRESTMapper(config, httpClient)
+		if err != nil {
+			return nil, err
+		}
+		known := meta.NewDefaultRESTMapper(nil)
+		for _, gvk := range kinds {
+			// Plural by the same rule as the API server's for built-in kinds and
+			// controller-gen's for CRDs (the envtest suite compares with discovery).
+			known.Add(gvk, meta.RESTScopeNamespace)
+		}
+		return &knownKindsMapper{RESTMapper: dynamic, known: known}, nil
 	}
-	known := meta.NewDefaultRESTMapper([]schema.GroupVersion{samplev1alpha1.GroupVersion, appsv1.SchemeGroupVersion})
-	known.Add(samplev1alpha1.GroupVersion.WithKind("Foo"), meta.RESTScopeNamespace)
-	known.Add(appsv1.SchemeGroupVersion.WithKind("Deployment"), meta.RESTScopeNamespace)
-	return &knownKindsMapper{RESTMapper: dynamic, known: known}, nil
+}
+
+// cachedKinds are the kinds of the objects the manager caches (CacheOptions), which are
+// all namespaced: a cluster-scoped kind added to the cache would map wrongly here, and the
+// envtest suite's comparison with the API server's discovery fails.
+func cachedKinds(scheme *runtime.Scheme) ([]schema.GroupVersionKind, error) {
+	var kinds []schema.GroupVersionKind
+	for obj := range CacheOptions(nil).ByObject {
+		gvk, err := apiutil.GVKForObject(obj, scheme)
+		if err != nil {
+			return nil, err
+		}
+		kinds = append(kinds, gvk)
+	}
+	return kinds, nil
 }
 
 // knownKindsMapper answers RESTMapping from known first, and from the embedded mapper for

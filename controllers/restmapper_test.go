@@ -18,33 +18,86 @@ package controllers
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
-// TestNewRESTMapperWithoutAPIServer checks that the kinds the operator caches map without
-// an API server (nothing listens on port 1), and that other kinds are asked of it.
-func TestNewRESTMapperWithoutAPIServer(t *testing.T) {
-	mapper, err := NewRESTMapper(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for gk, resource := range map[schema.GroupKind]string{
-		{Group: "samplecontroller.example.com", Kind: "Foo"}: "foos",
-		{Group: "apps", Kind: "Deployment"}:                  "deployments",
-	} {
-		mapping, err := mapper.RESTMapping(gk)
-		if err != nil {
-			t.Fatalf("RESTMapping(%v): %v", gk, err)
+// TestRESTMapperWithoutAPIServer checks that every kind the manager caches maps without an
+// API server (nothing listens on port 1), as config/crd defines it where it is a CRD, and
+// that other kinds are asked of the API server.
+func TestRESTMapperWithoutAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(samplev1alpha1.AddToScheme(scheme)).To(Succeed())
+	mapper, err := RESTMapperProvider(scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+	g.Expect(err).NotTo(HaveOccurred())
+	kinds, err := cachedKinds(scheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(kinds).NotTo(BeEmpty())
+	crds := crdsByGroupKind(g)
+	for _, gvk := range kinds {
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		g.Expect(err).NotTo(HaveOccurred(), "%v", gvk)
+		if crd, ok := crds[gvk.GroupKind()]; ok {
+			g.Expect(mapping.Resource.Resource).To(Equal(crd.Spec.Names.Plural), "%v", gvk)
+			namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+			g.Expect(mapping.Scope.Name() == meta.RESTScopeNameNamespace).To(Equal(namespaced), "%v", gvk)
 		}
-		if mapping.Resource.Resource != resource || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
-			t.Errorf("RESTMapping(%v) = %v, %v; want %s, namespaced", gk, mapping.Resource, mapping.Scope.Name(), resource)
-		}
 	}
-	if _, err := mapper.RESTMapping(schema.GroupKind{Kind: "ConfigMap"}); err == nil {
-		t.Error("RESTMapping(ConfigMap) succeeded without an API server; want it asked of the API server")
-	}
+	_, err = mapper.RESTMapping(schema.GroupKind{Kind: "ConfigMap"})
+	g.Expect(err).To(HaveOccurred(), "ConfigMap is asked of the API server, which is not there")
 }
+
+// crdsByGroupKind are the CRDs of config/crd/bases.
+func crdsByGroupKind(g Gomega) map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition {
+	paths, err := filepath.Glob(filepath.Join("..", "config", "crd", "bases", "*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(paths).NotTo(BeEmpty())
+	crds := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		g.Expect(err).NotTo(HaveOccurred())
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(yaml.Unmarshal(raw, crd)).To(Succeed(), path)
+		crds[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
+	}
+	return crds
+}
+
+var _ = Describe("The REST mapper", func() {
+	It("maps every kind the manager caches as the API server's discovery does", func() {
+		kinds, err := cachedKinds(scheme)
+		Expect(err).NotTo(HaveOccurred())
+		offline, err := RESTMapperProvider(scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+		Expect(err).NotTo(HaveOccurred())
+		dc, err := discovery.NewDiscoveryClientForConfig(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		groups, err := restmapper.GetAPIGroupResources(dc)
+		Expect(err).NotTo(HaveOccurred())
+		discovered := restmapper.NewDiscoveryRESTMapper(groups)
+		for _, gvk := range kinds {
+			want, err := discovered.RESTMapping(gvk.GroupKind(), gvk.Version)
+			Expect(err).NotTo(HaveOccurred(), "%v", gvk)
+			got, err := offline.RESTMapping(gvk.GroupKind(), gvk.Version)
+			Expect(err).NotTo(HaveOccurred(), "%v", gvk)
+			Expect(got.Resource).To(Equal(want.Resource), "%v", gvk)
+			Expect(got.Scope.Name()).To(Equal(want.Scope.Name()), "%v", gvk)
+		}
+	})
+})

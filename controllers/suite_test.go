@@ -130,6 +130,7 @@ var _ = BeforeSuite(func() {
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  CacheOptions(nil),
+		MapperProvider:         RESTMapperProvider(scheme), // as main.go
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})

@@ -35,7 +35,8 @@ const (
 	// DegradedCondition is True when the operator cannot bring the Deployment to the state
 	// the Foo asks for, or its Deployment does not run every replica it should. Its reason
 	// says why: DeploymentConflict, FieldManagerConflict, InvalidSpec, DeploymentWriteFailed,
-	// DeploymentReadFailed, ProgressDeadlineExceeded or ReplicasUnavailable.
+	// DeploymentReadFailed, FieldOwnershipUnreadable, InternalError, ProgressDeadlineExceeded
+	// or ReplicasUnavailable.
 	DegradedCondition = "Degraded"
 )
 
@@ -87,6 +88,15 @@ const (
 	// DeploymentReadFailedReason means reading the Deployments from the API server failed
 	// with an error the operator retries.
 	DeploymentReadFailedReason = "DeploymentReadFailed"
+
+	// FieldOwnershipUnreadableReason means the operator could not read the field ownership
+	// (metadata.managedFields) of its Deployment, which it judges drift by; the message
+	// names the entry. It retries.
+	FieldOwnershipUnreadableReason = "FieldOwnershipUnreadable"
+
+	// InternalErrorReason means the operator met an error it has no reason for: a bug, to
+	// report with the message. It retries.
+	InternalErrorReason = "InternalError"
 
 	// FieldManagerConflictReason means another writer (its field manager is named in the
 	// message) keeps taking a field of the Deployment that the operator sets, for example an
