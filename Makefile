@@ -40,7 +40,7 @@ GOBIN ?= $(shell go env GOPATH)/bin
 ##@ General
 
 .PHONY: all
-all: build
+all: build ## Build the manager binary (the default target).
 
 .PHONY: help
 help: ## Show this help.
@@ -72,8 +72,20 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: manifests generate envtest scorecard-test ## Run the unit tests and the envtest suite (real kube-apiserver and etcd) with the race detector.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race ./... -coverprofile cover.out -timeout 20m
+test: manifests generate fmt vet envtest ## Run the unit tests and the envtest suite (real kube-apiserver and etcd) with the race detector.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race $$(go list ./... | grep -v /hack/scorecard) -coverprofile cover.out -timeout 20m
+
+# SCAFFOLD_DIR is where make test-scaffold copies the tree to.
+SCAFFOLD_DIR ?= $(CURDIR)/.scaffold-test
+.PHONY: test-scaffold
+test-scaffold: operator-sdk controller-gen codegen-tools envtest ## Run hack/scaffold.sh (operator-sdk create api and create webhook) on a copy of the tree, then build it and run the scaffolded tests.
+	rm -rf $(SCAFFOLD_DIR) && mkdir -p $(SCAFFOLD_DIR)
+	git ls-files --cached --others --exclude-standard | tar -cf - -T - | tar -xf - -C $(SCAFFOLD_DIR)
+	ln -s $(LOCALBIN) $(SCAFFOLD_DIR)/bin
+	cd $(SCAFFOLD_DIR) && hack/scaffold.sh create api --group samplecontroller --version v1beta1 --kind Bar --resource --controller
+	cd $(SCAFFOLD_DIR) && hack/scaffold.sh create webhook --group samplecontroller --version v1beta1 --kind Bar --defaulting --programmatic-validation
+	cd $(SCAFFOLD_DIR) && go vet ./... && KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./controllers ./internal/webhook/... -ginkgo.focus=Bar
+	rm -rf $(SCAFFOLD_DIR)
 
 .PHONY: verify
 verify: lint ## Lint, regenerate every generated file (failing if that changes any), validate the bundle and catalog, run the scorecard offline.
@@ -88,11 +100,11 @@ verify: lint ## Lint, regenerate every generated file (failing if that changes a
 ##@ Build
 
 .PHONY: build
-build: manifests generate lint ## Build the manager binary.
+build: manifests generate fmt vet ## Build the manager binary.
 	go build -o bin/manager .
 
 .PHONY: run
-run: manifests generate install ## Run the operator on this machine against the cluster in KUBECONFIG (installs the CRD first).
+run: manifests generate fmt vet ## Run the operator on this machine against the cluster in KUBECONFIG (the CRD must be installed: make install).
 	go run .
 
 .PHONY: docker-build
@@ -128,7 +140,8 @@ scorecard: operator-sdk ## Run `operator-sdk scorecard` against bundle/ on the c
 	$(OPERATOR_SDK) scorecard bundle --wait-time 120s
 
 .PHONY: scorecard-offline
-scorecard-offline: scorecard-test ## Run the scorecard's tests on bundle/ without a cluster: scorecard-test itself, as its pod would run it.
+scorecard-offline: scorecard-test ## Run the scorecard's tests on bundle/ without a cluster (scorecard-test itself, as its pod would run it), and hack/scorecard's own tests.
+	SCORECARD_TEST=$(SCORECARD_TEST) go test ./hack/scorecard
 	go run ./hack/scorecard --scorecard-test=$(SCORECARD_TEST) bundle
 
 .PHONY: bundle-build
@@ -227,27 +240,30 @@ deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cl
 undeploy: kustomize kubectl ## Remove the operator from the cluster in KUBECONFIG.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
 
-##@ Tools (built from pinned Go modules into bin/)
+##@ Tools
 
+# Every tool is built the same way: `go build` of a package of its tools module,
+# hack/tools/<module>/go.mod, which pins the tool's version and its dependencies' (bump one
+# with `go get -tool <package>@<version>` there). A tool is rebuilt when its module changes.
 LOCALBIN ?= $(CURDIR)/bin
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
 
-CONTROLLER_TOOLS_VERSION ?= v0.20.1
-KUSTOMIZE_VERSION ?= v5.8.2
-GOLANGCI_LINT_VERSION ?= v2.15.0
-# The Kubernetes and etcd versions are pinned by the tools modules under hack/tools.
-KUBERNETES_VERSION := $(shell awk '$$1=="k8s.io/kubernetes" {print $$2; exit}' hack/tools/kube/go.mod)
+# , is a comma, for arguments of $(call) that hold one.
+, := ,
+# module-version is the version tools module $(2) requires of module $(1).
+module-version = $(shell awk '$$1=="$(1)" {print $$2; exit}' hack/tools/$(2)/go.mod)
+KUBERNETES_VERSION := $(call module-version,k8s.io/kubernetes,kube)
 KUBERNETES_MINOR := $(word 2,$(subst ., ,$(KUBERNETES_VERSION)))
 KUBERNETES_MINOR_VERSION := 1.$(KUBERNETES_MINOR)
-OPM_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-registry" {print $$2; exit}' hack/tools/opm/go.mod)
+OPM_VERSION := $(call module-version,github.com/operator-framework/operator-registry,opm)
 OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
-METRICS_SERVER_VERSION := $(shell awk '$$1=="sigs.k8s.io/metrics-server" {print $$2; exit}' hack/tools/metrics-server/go.mod)
-OPERATOR_SDK_VERSION := $(shell awk '$$1=="github.com/operator-framework/operator-sdk" {print $$2; exit}' hack/tools/operator-sdk/go.mod)
+METRICS_SERVER_VERSION := $(call module-version,sigs.k8s.io/metrics-server,metrics-server)
+OPERATOR_SDK_VERSION := $(call module-version,github.com/operator-framework/operator-sdk,operator-sdk)
 
-CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
-KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
-GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 KUBECTL ?= $(LOCALBIN)/kubectl
 OPM ?= $(LOCALBIN)/opm
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
@@ -255,114 +271,98 @@ SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 KWOK ?= $(LOCALBIN)/kwok
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 OLM_OPERATOR ?= $(LOCALBIN)/olm
+SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
+CODEGEN_TOOLS := $(addprefix $(LOCALBIN)/,applyconfiguration-gen client-gen informer-gen lister-gen)
 # Kubernetes binaries report this version; clients that parse the server version need it.
 K8S_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=$(KUBERNETES_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(KUBERNETES_MINOR)
+# operator-sdk built without cgo's gpgme; its version stamped as its release's.
+SDK_FLAGS := -tags containers_image_openpgp -ldflags "-s -w \
+	-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION) \
+	-X github.com/operator-framework/operator-sdk/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
+	-X github.com/operator-framework/operator-sdk/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
+	-X github.com/operator-framework/operator-sdk/internal/version.KubernetesVersion=$(KUBERNETES_VERSION)"
+
+# go-build-tool builds package $(3) of tools module hack/tools/$(2) into $(1), with go build
+# flags $(4) (-ldflags "-s -w" when none).
+define go-build-tool
+@echo "Building $(notdir $(1)) from hack/tools/$(2) (once)"
+cd hack/tools/$(2) && go build $(or $(4),-ldflags "-s -w") -o $(1) $(3)
+endef
+# tool-module is the prerequisites of a tool built from tools module $(1).
+tool-module = hack/tools/$(1)/go.mod hack/tools/$(1)/go.sum | $(LOCALBIN)
 
 .PHONY: controller-gen
-controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.
-$(CONTROLLER_GEN): | $(LOCALBIN)
-	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen (controller-tools).
+$(CONTROLLER_GEN): $(call tool-module,controller-tools)
+	$(call go-build-tool,$@,controller-tools,sigs.k8s.io/controller-tools/cmd/controller-gen)
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize.
-$(KUSTOMIZE): | $(LOCALBIN)
-	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+$(KUSTOMIZE): $(call tool-module,kustomize)
+	$(call go-build-tool,$@,kustomize,sigs.k8s.io/kustomize/kustomize/v5)
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
-$(GOLANGCI_LINT): | $(LOCALBIN)
-	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+$(GOLANGCI_LINT): $(call tool-module,golangci-lint)
+	$(call go-build-tool,$@,golangci-lint,github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
 
 .PHONY: envtest
-envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build kube-apiserver and etcd for envtest (once; about 3 minutes on a cold machine).
-
-$(ENVTEST_ASSETS)/kube-apiserver: hack/tools/kube/go.mod hack/tools/kube/go.sum
-	@echo "Building kube-apiserver $(KUBERNETES_VERSION) from Go modules (one-time, a few minutes on a cold machine)"
-	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
-
-$(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/go.sum
-	@echo "Building etcd from Go modules (one-time)"
-	cd hack/tools/etcd && go build -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
-
-.PHONY: opm
-opm: $(OPM) ## Build opm (operator-registry) from its tools module.
-$(OPM): hack/tools/opm/go.mod hack/tools/opm/go.sum | $(LOCALBIN)
-	@echo "Building opm $(OPM_VERSION) from Go modules (one-time)"
-	cd hack/tools/opm && go build -tags json1,containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-registry/cmd/opm
-
-.PHONY: operator-sdk
-operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI from its tools module.
-$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum | $(LOCALBIN)
-	@echo "Building operator-sdk $(OPERATOR_SDK_VERSION) from Go modules (one-time)"
-	cd hack/tools/operator-sdk && go build -tags containers_image_openpgp -ldflags "-s -w \
-		-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION) \
-		-X github.com/operator-framework/operator-sdk/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
-		-X github.com/operator-framework/operator-sdk/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
-		-X github.com/operator-framework/operator-sdk/internal/version.KubernetesVersion=$(KUBERNETES_VERSION)" \
-		-o $@ github.com/operator-framework/operator-sdk/cmd/operator-sdk
-
-.PHONY: scorecard-test
-scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program (statically linked) from the operator-sdk tools module.
-$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod hack/tools/operator-sdk/go.sum | $(LOCALBIN)
-	@echo "Building scorecard-test $(OPERATOR_SDK_VERSION) from Go modules (one-time)"
-	cd hack/tools/operator-sdk && CGO_ENABLED=0 go build -tags containers_image_openpgp -ldflags "-s -w" -o $@ github.com/operator-framework/operator-sdk/images/scorecard-test
-
-.PHONY: sample-controller
-sample-controller: $(LOCALBIN)/sample-controller ## Build kubernetes/sample-controller (and copy its CRD) for make bench.
-$(LOCALBIN)/sample-controller: hack/tools/sample-controller/go.mod hack/tools/sample-controller/go.sum | $(LOCALBIN)
-	@echo "Building kubernetes/sample-controller from Go modules (one-time)"
-	cd hack/tools/sample-controller && go build -ldflags "-s -w" -o $@ k8s.io/sample-controller
-	cp "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
-	chmod u+w $(LOCALBIN)/sample-controller-crd.yaml
-
-CODEGEN_TOOLS := $(addprefix $(LOCALBIN)/,applyconfiguration-gen client-gen informer-gen lister-gen)
-.PHONY: codegen-tools
-codegen-tools: $(CODEGEN_TOOLS) ## Build k8s.io/code-generator's generators (the Kubernetes minor's release) from their tools module.
-$(CODEGEN_TOOLS): $(LOCALBIN)/%: hack/tools/code-generator/go.mod hack/tools/code-generator/go.sum | $(LOCALBIN)
-	cd hack/tools/code-generator && go build -ldflags "-s -w" -o $@ k8s.io/code-generator/cmd/$*
-
-.PHONY: cluster-tools
-cluster-tools: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (once; ~15 minutes on a cold machine).
-
-$(METRICS_SERVER): hack/tools/metrics-server/go.mod hack/tools/metrics-server/go.sum | $(LOCALBIN)
-	@echo "Building metrics-server $(METRICS_SERVER_VERSION) from Go modules (one-time)"
-	cd hack/tools/metrics-server && go build -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)" -o $@ sigs.k8s.io/metrics-server/cmd/metrics-server
-
-$(ENVTEST_ASSETS)/kube-controller-manager $(ENVTEST_ASSETS)/kube-scheduler: $(ENVTEST_ASSETS)/%: hack/tools/kube/go.mod hack/tools/kube/go.sum
-	@echo "Building $* $(KUBERNETES_VERSION) from Go modules (one-time)"
-	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/$*
-
-$(KWOK): hack/tools/kwok/go.mod hack/tools/kwok/go.sum | $(LOCALBIN)
-	@echo "Building kwok and kwokctl from Go modules (one-time)"
-	cd hack/tools/kwok && go build -ldflags "-s -w" -o $(LOCALBIN)/kwokctl sigs.k8s.io/kwok/cmd/kwokctl
-	cd hack/tools/kwok && go build -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
-
-$(OLM_OPERATOR): hack/tools/olm/go.mod hack/tools/olm/go.sum | $(LOCALBIN)
-	@echo "Building OLM's olm and catalog operators from Go modules (one-time)"
-	cd hack/tools/olm && go build -ldflags "-s -w" -o $(LOCALBIN)/catalog github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
-	cd hack/tools/olm && go build -ldflags "-s -w" -o $@ github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build kube-apiserver and etcd, envtest's control plane.
+$(ENVTEST_ASSETS)/etcd: $(call tool-module,etcd)
+	$(call go-build-tool,$@,etcd,go.etcd.io/etcd/server/v3)
+$(addprefix $(ENVTEST_ASSETS)/,kube-apiserver kube-controller-manager kube-scheduler): $(ENVTEST_ASSETS)/%: $(call tool-module,kube)
+	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/$*,-ldflags "$(K8S_LDFLAGS)")
 
 .PHONY: kubectl
-kubectl: $(KUBECTL) ## Build kubectl (version-stamped, like every Kubernetes binary here).
-$(KUBECTL): hack/tools/kube/go.mod hack/tools/kube/go.sum
-	cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
+kubectl: $(KUBECTL) ## Build kubectl.
+$(KUBECTL): $(call tool-module,kube)
+	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(K8S_LDFLAGS)")
+
+.PHONY: opm
+opm: $(OPM) ## Build opm (operator-registry).
+$(OPM): $(call tool-module,opm)
+	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags json1$(,)containers_image_openpgp -ldflags "-s -w")
+
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI.
+$(OPERATOR_SDK): $(call tool-module,operator-sdk)
+	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/cmd/operator-sdk,$(SDK_FLAGS))
+
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program, statically linked as in its image.
+$(SCORECARD_TEST): export CGO_ENABLED = 0
+$(SCORECARD_TEST): $(call tool-module,operator-sdk)
+	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/images/scorecard-test,$(SDK_FLAGS))
+
+.PHONY: codegen-tools
+codegen-tools: $(CODEGEN_TOOLS) ## Build k8s.io/code-generator's generators.
+$(CODEGEN_TOOLS): $(LOCALBIN)/%: $(call tool-module,code-generator)
+	$(call go-build-tool,$@,code-generator,k8s.io/code-generator/cmd/$*)
+
+.PHONY: sample-controller
+sample-controller: $(SAMPLE_CONTROLLER) ## Build kubernetes/sample-controller and copy its CRD, for make bench.
+$(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
+	$(call go-build-tool,$@,sample-controller,k8s.io/sample-controller)
+	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
+
+.PHONY: cluster-tools
+cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).
+
+$(METRICS_SERVER): $(call tool-module,metrics-server)
+	$(call go-build-tool,$@,metrics-server,sigs.k8s.io/metrics-server/cmd/metrics-server,-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)")
+
+$(KWOK): $(call tool-module,kwok)
+	$(call go-build-tool,$(LOCALBIN)/kwokctl,kwok,sigs.k8s.io/kwok/cmd/kwokctl)
+	$(call go-build-tool,$@,kwok,sigs.k8s.io/kwok/cmd/kwok)
+
+$(OLM_OPERATOR): $(call tool-module,olm)
+	$(call go-build-tool,$(LOCALBIN)/catalog,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/catalog)
+	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/olm)
 
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.
 define need-container-tool
 @command -v $(CONTAINER_TOOL) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL to docker or podman)"; exit 1; }
-endef
-
-# go-install-tool installs package $2 at version $3 as $1 (a versioned file name, so that a
-# version bump rebuilds it) and links bin/<tool> to it.
-define go-install-tool
-@[ -f "$(1)" ] || { \
-set -e; \
-echo "Building $(2)@$(3)"; \
-GOBIN=$(LOCALBIN) go install $(2)@$(3); \
-mv "$$(echo "$(1)" | sed "s/-$(3)$$//")" $(1); \
-}; \
-ln -sf $$(basename $(1)) "$$(echo "$(1)" | sed "s/-$(3)$$//")"
 endef

@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -362,7 +363,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 
 		// And a real election with that identity wins the Lease.
 		mgr, err := ctrl.NewManager(serviceAccountConfig(sa), ctrl.Options{
-			Scheme: scheme, LeaderElection: true, LeaderElectionID: LeaderElectionID, LeaderElectionNamespace: ns,
+			Scheme: clientgoscheme.Scheme, LeaderElection: true, LeaderElectionID: LeaderElectionID, LeaderElectionNamespace: ns,
 			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		})
 		Expect(err).NotTo(HaveOccurred())

@@ -42,12 +42,12 @@ import (
 // that other kinds are asked of the API server.
 func TestRESTMapperWithoutAPIServer(t *testing.T) {
 	g := NewWithT(t)
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(samplev1alpha1.AddToScheme(scheme)).To(Succeed())
-	mapper, err := RESTMapperProvider(scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+	s := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(s)).To(Succeed())
+	g.Expect(samplev1alpha1.AddToScheme(s)).To(Succeed())
+	mapper, err := RESTMapperProvider(s)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
 	g.Expect(err).NotTo(HaveOccurred())
-	kinds, err := cachedKinds(scheme)
+	kinds, err := cachedKinds(s)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(kinds).NotTo(BeEmpty())
 	crds := crdsByGroupKind(g)
@@ -56,8 +56,11 @@ func TestRESTMapperWithoutAPIServer(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred(), "%v", gvk)
 		if crd, ok := crds[gvk.GroupKind()]; ok {
 			g.Expect(mapping.Resource.Resource).To(Equal(crd.Spec.Names.Plural), "%v", gvk)
-			namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
-			g.Expect(mapping.Scope.Name() == meta.RESTScopeNameNamespace).To(Equal(namespaced), "%v", gvk)
+			scope := meta.RESTScopeNameRoot
+			if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+				scope = meta.RESTScopeNameNamespace
+			}
+			g.Expect(mapping.Scope.Name()).To(Equal(scope), "%v", gvk)
 		}
 	}
 	_, err = mapper.RESTMapping(schema.GroupKind{Kind: "ConfigMap"})
@@ -82,9 +85,9 @@ func crdsByGroupKind(g Gomega) map[schema.GroupKind]*apiextensionsv1.CustomResou
 
 var _ = Describe("The REST mapper", func() {
 	It("maps every kind the manager caches as the API server's discovery does", func() {
-		kinds, err := cachedKinds(scheme)
+		kinds, err := cachedKinds(clientgoscheme.Scheme)
 		Expect(err).NotTo(HaveOccurred())
-		offline, err := RESTMapperProvider(scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+		offline, err := RESTMapperProvider(clientgoscheme.Scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
 		Expect(err).NotTo(HaveOccurred())
 		dc, err := discovery.NewDiscoveryClientForConfig(testEnv.Config)
 		Expect(err).NotTo(HaveOccurred())

@@ -34,10 +34,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -51,6 +49,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	// +kubebuilder:scaffold:imports
 )
 
 // The envtest suite runs the real manager against a real kube-apiserver and etcd (built by
@@ -65,7 +64,6 @@ var (
 	// reconciler is the manager's reconciler, for specs that run one of its steps directly.
 	reconciler *FooReconciler
 	requests   = &requestLog{}
-	scheme     = runtime.NewScheme()
 	cancel     context.CancelFunc
 )
 
@@ -94,8 +92,11 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
+	// client-go's scheme, which holds the built-in kinds, and the project's APIs
+	// (`operator-sdk create api` adds its own at the marker: hack/scaffold.sh).
+	err := samplev1alpha1.AddToScheme(scheme.Scheme)
+	Expect(err).NotTo(HaveOccurred())
+	// +kubebuilder:scaffold:scheme
 
 	// The admission plugins of production clusters (hack/kwokctl.yaml) next to
 	// kube-apiserver's defaults, ServiceAccount included (envtest turns it off).
@@ -117,7 +118,7 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(testEnv.Stop)
 	serveWebhooks()
 
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 
 	// The manager runs as the operator's service account, bound to exactly the role
@@ -128,9 +129,9 @@ var _ = BeforeSuite(func() {
 	mgrCfg.QPS, mgrCfg.Burst = 500, 1000
 	mgrCfg.UserAgent = FieldManager // as main.go sets it
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
-		Scheme:                 scheme,
+		Scheme:                 scheme.Scheme,
 		Cache:                  CacheOptions(nil),
-		MapperProvider:         RESTMapperProvider(scheme), // as main.go
+		MapperProvider:         RESTMapperProvider(scheme.Scheme), // as main.go
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})
