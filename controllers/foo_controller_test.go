@@ -45,15 +45,8 @@ import (
 )
 
 var _ = Describe("Foo reconciler", func() {
-	var (
-		ctx context.Context
-		ns  string
-	)
-
-	BeforeEach(func() {
-		ctx = context.Background()
-		ns = specNamespace(ctx)
-	})
+	var ns string
+	BeforeEach(func() { ns = specNamespace(ctx) })
 
 	It("creates the Deployment a Foo names, owned by the Foo", func() {
 		foo := create(ctx, newFoo("example-foo", withNamespace(ns), withDeploymentName("x"), withReplicas(2)))

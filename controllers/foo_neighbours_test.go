@@ -49,15 +49,8 @@ import (
 // Neighbours that rewrite (a mutating admission), share (an autoscaler of the Deployment)
 // or edit (kubectl) the operator's Deployments, and the states they leave behind.
 var _ = Describe("Neighbours of the Deployment", func() {
-	var (
-		ctx context.Context
-		ns  string
-	)
-
-	BeforeEach(func() {
-		ctx = context.Background()
-		ns = specNamespace(ctx)
-	})
+	var ns string
+	BeforeEach(func() { ns = specNamespace(ctx) })
 
 	// pinDigestsIn makes the policy webhook mutate the Deployments of ns.
 	pinDigestsIn := func(ns string) {
@@ -367,17 +360,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		})
 		Expect(err).NotTo(HaveOccurred())
-		electionCtx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			defer close(done)
-			Expect(mgr.Start(electionCtx)).To(Succeed())
-		}()
-		DeferCleanup(func() {
-			stop()
-			<-done
-		})
+		runUntilCleanup(mgr.Start)
 		Eventually(mgr.Elected()).WithTimeout(30 * time.Second).Should(BeClosed())
 	})
 })

@@ -49,15 +49,8 @@ const (
 )
 
 var _ = Describe("Ownership of the Deployment's fields", func() {
-	var (
-		ctx context.Context
-		ns  string
-	)
-
-	BeforeEach(func() {
-		ctx = context.Background()
-		ns = specNamespace(ctx)
-	})
+	var ns string
+	BeforeEach(func() { ns = specNamespace(ctx) })
 
 	DescribeTable("judges drift on the fields the operator owns, as the API server records them",
 		func(change func(d *appsv1.Deployment), want bool) {

@@ -70,17 +70,7 @@ func serveWebhooks() {
 	opts := testEnv.WebhookInstallOptions
 	server := webhook.NewServer(webhook.Options{Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir})
 	server.Register(pinDigestsPath, &admission.Webhook{Handler: admission.HandlerFunc(pinDigests)})
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(server.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() {
-		stop()
-		<-done
-	})
+	runUntilCleanup(server.Start)
 	Eventually(func() error { return server.StartedChecker()(nil) }).Should(Succeed())
 }
 

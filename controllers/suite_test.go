@@ -64,7 +64,6 @@ var (
 	// reconciler is the manager's reconciler, for specs that run one of its steps directly.
 	reconciler *FooReconciler
 	requests   = &requestLog{}
-	cancel     context.CancelFunc
 )
 
 const (
@@ -80,6 +79,9 @@ const (
 	operatorNamespace      = "foo-operator-system"
 	operatorServiceAccount = "foo-operator-controller-manager"
 )
+
+// ctx is the context of the specs' requests.
+var ctx = context.Background()
 
 func TestControllers(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -140,8 +142,6 @@ var _ = BeforeSuite(func() {
 	clientset, err := kubernetes.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	Expect(err).NotTo(HaveOccurred())
 
-	var ctx context.Context
-	ctx, cancel = context.WithCancel(context.Background())
 	reconciler = &FooReconciler{
 		Client:                     mgr.GetClient(),
 		Deployments:                clientset.AppsV1(),
@@ -155,17 +155,24 @@ var _ = BeforeSuite(func() {
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache(), mgr.Elected())).To(Succeed())
 
+	runUntilCleanup(mgr.Start)
+})
+
+// runUntilCleanup runs start (a manager's or a server's Start) in the background until the
+// spec, or the suite, ends.
+func runUntilCleanup(start func(context.Context) error) {
+	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()
 		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
+		Expect(start(runCtx)).To(Succeed())
 	}()
 	DeferCleanup(func() {
-		cancel()
+		stop()
 		<-done
 	})
-})
+}
 
 // admissionPlugins are the admission plugins hack/kwokctl.yaml enables on kube-apiserver.
 func admissionPlugins() []string {
@@ -195,7 +202,6 @@ func admissionPlugins() []string {
 // bind it.
 func operatorConfig() *rest.Config {
 	GinkgoHelper()
-	ctx := context.Background()
 	raw, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	role := &rbacv1.ClusterRole{}

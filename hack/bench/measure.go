@@ -19,16 +19,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -42,6 +39,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+
+	"github.com/example/foo-operator/test/framework"
 )
 
 // contender is one program that converges Foos.
@@ -51,10 +50,10 @@ type contender struct {
 	group, crd string
 	// userAgent prefixes the user agent of its requests in the audit log.
 	userAgent string
-	// command starts it against the cluster of kubeconfig.
-	command func(kubeconfig string) *exec.Cmd
+	// command is its command line against the cluster of kubeconfig.
+	command func(kubeconfig string) []string
 	// passes is how many passes over a Foo (reconciles, syncs) p made since it started.
-	passes func(p *process) (int, error)
+	passes func(p *framework.Process) (int, error)
 }
 
 // operatorMetrics is where the operator serves its metrics (plain HTTP) in the benchmark.
@@ -64,25 +63,25 @@ var contenders = map[string]contender{
 	"operator": {
 		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		userAgent: "foo-operator", // main.go sets it (controllers.FieldManager), whatever the binary is called
-		command: func(kubeconfig string) *exec.Cmd {
-			args := []string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0"}
-			return exec.Command("bin/manager", append(args, strings.Fields(*operatorArgs)...)...)
+		command: func(kubeconfig string) []string {
+			args := []string{"bin/manager", "--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0"}
+			return append(args, strings.Fields(*operatorArgs)...)
 		},
-		passes: func(*process) (int, error) { return reconciles("http://" + operatorMetrics + "/metrics") },
+		passes: func(*framework.Process) (int, error) { return reconciles("http://" + operatorMetrics + "/metrics") },
 	},
 	"sample-controller": {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
 		userAgent: "sample-controller/",
-		command: func(kubeconfig string) *exec.Cmd {
-			return exec.Command("bin/sample-controller", "-kubeconfig="+kubeconfig)
+		command: func(kubeconfig string) []string {
+			return []string{"bin/sample-controller", "-kubeconfig=" + kubeconfig}
 		},
 		passes: syncedLines,
 	},
 	"bare-client": {
 		name: "bare client", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		userAgent: bareClientUserAgent,
-		command: func(kubeconfig string) *exec.Cmd {
-			return exec.Command(os.Args[0], "bare-client", "-kubeconfig="+kubeconfig)
+		command: func(kubeconfig string) []string {
+			return []string{os.Args[0], "bare-client", "-kubeconfig=" + kubeconfig}
 		},
 		passes: syncedLines,
 	},
@@ -130,9 +129,9 @@ const (
 
 // cluster is a fresh local cluster for one contender.
 type cluster struct {
-	dir, kubeconfig, audit string
-	foos                   dynamic.ResourceInterface
-	kube                   kubernetes.Interface
+	*framework.Cluster
+	foos dynamic.ResourceInterface
+	kube kubernetes.Interface
 }
 
 // measure runs one contender with n Foos on a fresh cluster through every scenario.
@@ -147,7 +146,7 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	defer func() { p.stop() }()
+	defer func() { p.Stop(time.Minute) }()
 
 	ctx := context.Background()
 	began := time.Now()
@@ -162,18 +161,18 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 		return r, err
 	}
 	converged := time.Now()
-	if r.mem, err = readMemory(p.pid()); err != nil {
+	if r.mem, err = readMemory(p.Pid()); err != nil {
 		return r, err
 	}
 
 	progress("%s, %d Foos: converged in %v; watching idle writes for %v", c.name, n, r.converge.Round(100*time.Millisecond), idle)
-	cpuBefore, err := cpuTime(p.pid())
+	cpuBefore, err := cpuTime(p.Pid())
 	if err != nil {
 		return r, err
 	}
 	time.Sleep(idle)
 	idleEnd := time.Now()
-	cpuAfter, err := cpuTime(p.pid())
+	cpuAfter, err := cpuTime(p.Pid())
 	if err != nil {
 		return r, err
 	}
@@ -219,16 +218,21 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 
 	// The audit log is written asynchronously: let it catch up.
 	time.Sleep(2 * time.Second)
-	writes, err := readAudit(cl.audit)
+	path, err := cl.AuditLog()
 	if err != nil {
 		return r, err
 	}
-	r.convergeWrites = writes.count(c.userAgent, began, converged)
-	r.idleWrites = writes.count(c.userAgent, converged, idleEnd)
-	r.scaleWrites = writes.count(c.userAgent, idleEnd, scaled)
-	r.driftWrites = writes.count(c.userAgent, scaled, drifted)
-	r.restartWrites = writes.count(c.userAgent, drifted, restarted)
-	for _, v := range writes.count("kube-controller-manager/", began, converged) {
+	audit, err := framework.ReadAudit(path)
+	if err != nil {
+		return r, err
+	}
+	writes := audit.Writes()
+	r.convergeWrites = writes.ByUserAgent(c.userAgent).Between(began, converged).Count()
+	r.idleWrites = writes.ByUserAgent(c.userAgent).Between(converged, idleEnd).Count()
+	r.scaleWrites = writes.ByUserAgent(c.userAgent).Between(idleEnd, scaled).Count()
+	r.driftWrites = writes.ByUserAgent(c.userAgent).Between(scaled, drifted).Count()
+	r.restartWrites = writes.ByUserAgent(c.userAgent).Between(drifted, restarted).Count()
+	for _, v := range writes.ByUserAgent("kube-controller-manager/").Between(began, converged).Count() {
 		r.kcmWrites += v
 	}
 	progress("%s, %d Foos: done; RSS %s converged, %s restarted, %s with unrelated objects", c.name, n, r.mem, r.restartMem, r.unrelatedMem)
@@ -237,31 +241,26 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 
 // startCluster starts a fresh local cluster for c with an audit log, and installs c's CRD.
 func startCluster(c contender, n int) (*cluster, func(), error) {
-	dir, err := filepath.Abs(filepath.Join(".kwok-bench", strings.ReplaceAll(c.name, " ", "-")))
-	if err != nil {
-		return nil, nil, err
-	}
+	cl := &cluster{Cluster: &framework.Cluster{
+		Dir:             filepath.Join(framework.Root(), ".kwok-bench", strings.ReplaceAll(c.name, " ", "-")),
+		AuditPolicy:     framework.AuditPolicyFile(),
+		NoMetricsServer: true, // its scrapes would only add to what is measured
+		NodePods:        3*n + 100,
+	}}
 	progress("%s, %d Foos: starting a fresh cluster", c.name, n)
-	env := append(os.Environ(), "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(3*n+100),
-		"LOCAL_CLUSTER_AUDIT_POLICY="+mustAbs("hack/bench/audit-policy.yaml"),
-		"LOCAL_CLUSTER_METRICS_SERVER=false") // its scrapes would only add to what is measured
-	down := func() { _ = script(env, "down") }
+	down := func() { _ = cl.Down() }
 	down()
-	if err := script(env, "up"); err != nil {
+	if err := cl.Up(); err != nil {
 		return nil, nil, err
 	}
-	cl := &cluster{dir: dir, kubeconfig: filepath.Join(dir, "kubeconfig")}
 	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
-	if cl.audit, err = findAuditLog(dir); err != nil {
-		return fail(err)
+	if _, err := framework.Run(framework.Root(), nil, nil, "bin/kubectl", "--kubeconfig", cl.Kubeconfig(), "apply", "--server-side", "-f", c.crd); err != nil {
+		return fail(fmt.Errorf("install the CRD: %w", err))
 	}
-	if out, err := exec.Command("bin/kubectl", "--kubeconfig", cl.kubeconfig, "apply", "--server-side", "-f", c.crd).CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("install the CRD: %w: %s", err, out))
+	if _, err := framework.Run(framework.Root(), nil, nil, "bin/kubectl", "--kubeconfig", cl.Kubeconfig(), "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"); err != nil {
+		return fail(fmt.Errorf("wait for the CRD: %w", err))
 	}
-	if out, err := exec.Command("bin/kubectl", "--kubeconfig", cl.kubeconfig, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s").CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("wait for the CRD: %w: %s", err, out))
-	}
-	cfg, err := driverConfig(cl.kubeconfig)
+	cfg, err := driverConfig(cl.Kubeconfig())
 	if err != nil {
 		return fail(err)
 	}
@@ -276,39 +275,20 @@ func startCluster(c contender, n int) (*cluster, func(), error) {
 	return cl, down, nil
 }
 
-// process is a running contender.
-type process struct {
-	cmd *exec.Cmd
-	log string
-}
-
 // start starts c against cl, its output in logName in the cluster's directory.
-func start(c contender, cl *cluster, logName string) (*process, error) {
-	p := &process{cmd: c.command(cl.kubeconfig), log: filepath.Join(cl.dir, logName)}
-	logFile, err := os.Create(p.log)
+func start(c contender, cl *cluster, logName string) (*framework.Process, error) {
+	command := c.command(cl.Kubeconfig())
+	p, err := framework.Start(filepath.Join(cl.Dir, logName), nil, command[0], command[1:]...)
 	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close() // the child has its own descriptor
-	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
 	}
 	return p, nil
 }
 
-func (p *process) pid() int { return p.cmd.Process.Pid }
-
-// stop stops the process as Kubernetes would: SIGTERM, then waiting for it to exit.
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	_ = p.cmd.Wait()
-}
-
 // restart stops p and starts c again, and returns the new process, the time and CPU time
 // until it made a pass over each of the n Foos, and its memory then.
-func restart(c contender, cl *cluster, p *process, n int, logName string) (next *process, took, cpu time.Duration, mem memory, err error) {
-	p.stop()
+func restart(c contender, cl *cluster, p *framework.Process, n int, logName string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
+	p.Stop(time.Minute)
 	began := time.Now()
 	if next, err = start(c, cl, logName); err != nil {
 		return p, 0, 0, memory{}, err
@@ -324,10 +304,10 @@ func restart(c contender, cl *cluster, p *process, n int, logName string) (next 
 		time.Sleep(100 * time.Millisecond)
 	}
 	took = time.Since(began)
-	if cpu, err = cpuTime(next.pid()); err != nil {
+	if cpu, err = cpuTime(next.Pid()); err != nil {
 		return next, 0, 0, memory{}, err
 	}
-	mem, err = readMemory(next.pid())
+	mem, err = readMemory(next.Pid())
 	return next, took, cpu, mem, err
 }
 
@@ -357,9 +337,8 @@ func reconciles(url string) (int, error) {
 
 // syncedLines counts the "Successfully synced" lines sample-controller (and the bare client)
 // print after each sync of a Foo.
-func syncedLines(p *process) (int, error) {
-	raw, err := os.ReadFile(p.log)
-	return strings.Count(string(raw), "Successfully synced"), err
+func syncedLines(p *framework.Process) (int, error) {
+	return strings.Count(p.Log(), "Successfully synced"), nil
 }
 
 // addUnrelated creates unrelatedObjects Deployments (paused and of 0 replicas, so the
@@ -430,25 +409,6 @@ func deploymentsAt(ctx context.Context, kube kubernetes.Interface, replicas int3
 		}
 	}
 	return count, nil
-}
-
-// script runs hack/local-cluster.sh with env.
-func script(env []string, arg string) error {
-	cmd := exec.Command("hack/local-cluster.sh", arg)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("hack/local-cluster.sh %s: %w: %s", arg, err, out)
-	}
-	return nil
-}
-
-func findAuditLog(dir string) (string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "clusters", "*", "logs", "audit.log"))
-	if err != nil || len(matches) != 1 {
-		return "", fmt.Errorf("find the audit log under %s: %v %v", dir, matches, err)
-	}
-	return matches[0], nil
 }
 
 // driverConfig is the client configuration of bench's own requests: its user agent, and a
@@ -608,61 +568,4 @@ func readMemory(pid int) (memory, error) {
 		return memory{}, fmt.Errorf("no VmRSS or RssAnon in /proc/%d/status", pid)
 	}
 	return m, nil
-}
-
-// auditEvent is what the benchmark reads of an audit event.
-type auditEvent struct {
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	ObjectRef struct {
-		Resource    string `json:"resource"`
-		Subresource string `json:"subresource"`
-	} `json:"objectRef"`
-	Received metav1.MicroTime `json:"requestReceivedTimestamp"`
-}
-
-type auditLog []auditEvent
-
-func readAudit(path string) (auditLog, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var events auditLog
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 1<<20), 16<<20)
-	for scanner.Scan() {
-		var e auditEvent
-		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("audit log %s: %w", path, err)
-		}
-		events = append(events, e)
-	}
-	return events, scanner.Err()
-}
-
-// count counts the write requests of a user agent received in [from, to), by verb and
-// resource.
-func (l auditLog) count(userAgent string, from, to time.Time) map[string]int {
-	out := map[string]int{}
-	for _, e := range l {
-		if !strings.HasPrefix(e.UserAgent, userAgent) || e.Received.Time.Before(from) || !e.Received.Time.Before(to) {
-			continue
-		}
-		resource := e.ObjectRef.Resource
-		if e.ObjectRef.Subresource != "" {
-			resource += "/" + e.ObjectRef.Subresource
-		}
-		out[e.Verb+" "+resource]++
-	}
-	return out
-}
-
-func mustAbs(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		panic(err)
-	}
-	return abs
 }

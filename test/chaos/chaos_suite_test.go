@@ -26,8 +26,6 @@ package chaos
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,20 +39,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 const (
@@ -64,8 +57,11 @@ const (
 )
 
 var (
-	root       = mustAbs("../..") // the repository, absolute: commands run there
-	clusterDir = filepath.Join(root, ".kwok-chaos")
+	root = framework.Root() // commands run there
+	// cluster is the suite's own, with an audit log, no metrics-server (no HPA here; its
+	// scrapes of thousands of pods would only add load) and room for the load's pods.
+	cluster = &framework.Cluster{Dir: filepath.Join(root, ".kwok-chaos"), AuditPolicy: framework.AuditPolicyFile(),
+		NoMetricsServer: true, NodePods: 12000}
 	work       string // the suite's scratch directory
 	managerBin string // the operator, built once
 	kubeconfig string // a token of the operator's service account, for kubectl auth can-i
@@ -94,36 +90,25 @@ var _ = Describe("The operator", Ordered, func() {
 var _ = BeforeSuite(func() {
 	work = GinkgoT().TempDir()
 	By("building the operator")
-	managerBin = filepath.Join(work, "manager")
-	run(root, nil, "go", "build", "-o", managerBin, ".")
+	managerBin = suite.BuildManager(work)
 
-	By("starting a local cluster of the suite's own, with an audit log")
-	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())
-	Expect(os.Setenv("LOCAL_CLUSTER_AUDIT_POLICY", mustAbs("audit-policy.yaml"))).To(Succeed())
-	Expect(os.Setenv("LOCAL_CLUSTER_METRICS_SERVER", "false")).To(Succeed()) // no HPA here; its scrapes of thousands of pods would only add load
-	Expect(os.Setenv("LOCAL_CLUSTER_NODE_PODS", "12000")).To(Succeed())
-	run(root, nil, "hack/local-cluster.sh", "down")
-	run(root, nil, "hack/local-cluster.sh", "up")
-	DeferCleanup(func() { run(root, nil, "hack/local-cluster.sh", "down") })
+	By("starting a local cluster of the suite's own")
+	Expect(cluster.Down()).To(Succeed()) // a fresh one: the audit log starts empty
+	Expect(cluster.Up()).To(Succeed())
+	DeferCleanup(func() { Expect(cluster.Down()).To(Succeed()) })
 	readClusterComponents()
 
 	var err error
-	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(clusterDir, "kubeconfig"))
+	cfg, err = cluster.Config()
 	Expect(err).NotTo(HaveOccurred())
 	cfg.QPS, cfg.Burst = 200, 400 // the suite creates a thousand Foos at once
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
+	k8s, clientset = suite.Clients(cfg, samplev1alpha1.AddToScheme)
 
 	By("installing what config/default ships (CRD, RBAC, the operator's Deployment) into a namespace that enforces Pod Security restricted")
-	Expect(k8s.Create(ctx(), restrictedNamespace(operatorNamespace))).To(Succeed())
-	manifests := run(root, nil, "bin/kustomize", "build", "config/default")
-	run(root, strings.NewReader(manifests), "bin/kubectl", "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"), "apply", "--server-side", "-f", "-")
-	run(root, nil, "bin/kubectl", "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
+	Expect(k8s.Create(context.Background(), restrictedNamespace(operatorNamespace))).To(Succeed())
+	manifests := suite.Run(root, nil, "bin/kustomize", "build", "config/default")
+	suite.Run(root, strings.NewReader(manifests), "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "apply", "--server-side", "-f", "-")
+	suite.Run(root, nil, "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
 	memoryLimit = shippedMemoryLimit(manifests)
 
 	kubeconfig, err = identity("operator", cfg.Host)
@@ -139,13 +124,7 @@ var _ = AfterSuite(func() {
 // replica is the operator running as a local process.
 type replica struct {
 	name string // its binary's name, which names its token (identity)
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-	// started is when the process started.
-	started time.Time
-	// exited is when the process exited; read it after done is closed.
-	exited time.Time
+	*framework.Process
 }
 
 // startReplica runs the operator under its service account with leader election, as the
@@ -156,8 +135,8 @@ func startReplica(name string, args ...string) *replica {
 	r, err := launch(name, args...)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
-		r.shutdown()
-		attachLogIfFailed(r)
+		r.Stop(30 * time.Second)
+		suite.AttachLogOnFailure(r.name, r.Process)
 	})
 	return r
 }
@@ -172,64 +151,28 @@ func launch(name string, args ...string) (*replica, error) {
 	if err := os.Link(managerBin, bin); err != nil && !os.IsExist(err) {
 		return nil, err
 	}
-	r := &replica{name: name, log: filepath.Join(work, fmt.Sprintf("%s-%d.log", name, time.Now().UnixNano())), done: make(chan struct{})}
-	logFile, err := os.Create(r.log)
+	defaults := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + operatorNamespace,
+		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+	p, err := framework.Start(filepath.Join(work, fmt.Sprintf("%s-%d.log", name, time.Now().UnixNano())),
+		[]string{"MEMORY_LIMIT=" + strconv.FormatInt(memoryLimit.Value(), 10)}, bin, append(defaults, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	defaults := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + operatorNamespace,
-		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
-	r.cmd = exec.Command(bin, append(defaults, args...)...)
-	r.cmd.Env = append(os.Environ(), "MEMORY_LIMIT="+strconv.FormatInt(memoryLimit.Value(), 10))
-	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	if err := r.cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	r.started = time.Now()
-	go func() {
-		_ = r.cmd.Wait()
-		r.exited = time.Now()
-		logFile.Close()
-		close(r.done)
-	}()
-	return r, nil
+	return &replica{name: name, Process: p}, nil
 }
-
-// shutdown stops the replica as the kubelet stops a pod: SIGTERM, SIGKILL after 30 s.
-func (r *replica) shutdown() {
-	r.signal(syscall.SIGTERM)
-	select {
-	case <-r.done:
-	case <-time.After(30 * time.Second):
-		r.signal(syscall.SIGKILL)
-		<-r.done
-	}
-}
-
-// attachLogIfFailed adds the replica's log to the report of a failed spec.
-func attachLogIfFailed(r *replica) {
-	if CurrentSpecReport().Failed() {
-		raw, _ := os.ReadFile(r.log)
-		AddReportEntry(r.name+" log", string(raw))
-	}
-}
-
-func (r *replica) signal(sig syscall.Signal) { _ = r.cmd.Process.Signal(sig) }
 
 // stop sends sig and returns when the process exited.
 func (r *replica) stop(sig syscall.Signal) time.Time {
 	GinkgoHelper()
-	r.signal(sig)
-	Eventually(r.done).WithTimeout(time.Minute).Should(BeClosed())
-	return r.exited
+	r.Signal(sig)
+	Eventually(r.Done).WithTimeout(time.Minute).Should(BeClosed())
+	return r.Exited
 }
 
 // leads reports whether the replica acquired the leader Lease (client-go's leader election
 // logs it).
 func (r *replica) leads() bool {
-	raw, err := os.ReadFile(r.log)
-	return err == nil && strings.Contains(string(raw), "Successfully acquired lease")
+	return strings.Contains(r.Log(), "Successfully acquired lease")
 }
 
 // leaderOf waits until one of the replicas leads, and returns it and the other.
@@ -246,18 +189,9 @@ func leaderOf(a, b *replica) (leader, follower *replica) {
 // tokenOf is a token of a service account.
 func tokenOf(ns, name string) string {
 	GinkgoHelper()
-	token, err := createToken(ns, name)
+	token, err := framework.Token(context.Background(), clientset, ns, name)
 	Expect(err).NotTo(HaveOccurred())
 	return token
-}
-
-func createToken(ns, name string) (string, error) {
-	token, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx(), name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		return "", err
-	}
-	return token.Status.Token, nil
 }
 
 // identities are the replicas' credentials, by replica name: every replica of a name (a
@@ -278,16 +212,16 @@ func identity(name, server string) (string, error) {
 	if path, ok := identities.kubeconfig[name]; ok {
 		return path, nil
 	}
-	token, err := createToken(operatorNamespace, serviceAccount)
+	token, err := framework.Token(context.Background(), clientset, operatorNamespace, serviceAccount)
 	if err != nil {
 		return "", err
 	}
-	id, err := credentialID(token)
+	id, err := framework.CredentialID(token)
 	if err != nil {
 		return "", err
 	}
-	path, err := writeKubeconfig(name, server, token)
-	if err != nil {
+	path := filepath.Join(work, name+".kubeconfig")
+	if err := framework.WriteKubeconfig(path, server, cfg.CAData, token, ""); err != nil {
 		return "", err
 	}
 	identities.kubeconfig[name], identities.credential[name] = path, id
@@ -301,61 +235,12 @@ func credentialOf(name string) string {
 	return identities.credential[name]
 }
 
-// credentialID is the ID kube-apiserver records for a service account token in its audit
-// events (user.extra "authentication.kubernetes.io/credential-id"): its JWT ID.
-func credentialID(token string) (string, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return "", fmt.Errorf("a service account token has 3 parts, not %d", len(parts))
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return "", err
-	}
-	var claims struct {
-		JTI string `json:"jti"`
-	}
-	if err := json.Unmarshal(payload, &claims); err != nil || claims.JTI == "" {
-		return "", fmt.Errorf("no jti in the token's claims %s: %v", payload, err)
-	}
-	return "JTI=" + claims.JTI, nil
-}
-
-// writeKubeconfig writes a kubeconfig of the cluster's API server at server with a bearer
-// token and returns its path.
-func writeKubeconfig(name, server, token string) (string, error) {
-	path := filepath.Join(work, name+".kubeconfig")
-	return path, clientcmd.WriteToFile(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"chaos": {Server: server, CertificateAuthorityData: cfg.CAData}},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{name: {Token: token}},
-		Contexts:       map[string]*clientcmdapi.Context{"chaos": {Cluster: "chaos", AuthInfo: name}},
-		CurrentContext: "chaos",
-	}, path)
-}
-
 // restrictedNamespace is a namespace that enforces Pod Security restricted.
 func restrictedNamespace(name string) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 		"pod-security.kubernetes.io/enforce":         "restricted",
 		"pod-security.kubernetes.io/enforce-version": "latest",
 	}}}
-}
-
-// run runs a command in dir, with stdin, and fails the spec, with its output, if it fails.
-func run(dir string, stdin *strings.Reader, name string, args ...string) string {
-	GinkgoHelper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	out, err := cmd.Output()
-	var stderr []byte
-	if exit, ok := err.(*exec.ExitError); ok {
-		stderr = exit.Stderr
-	}
-	Expect(err).NotTo(HaveOccurred(), "%s %v:\n%s%s", name, args, out, stderr)
-	return string(out)
 }
 
 // report is the table of figures the suite measured.
@@ -399,14 +284,4 @@ func commit() string {
 		return strings.TrimSpace(string(out)) + " with uncommitted changes"
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func ctx() context.Context { return context.Background() }
-
-func mustAbs(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		panic(err)
-	}
-	return abs
 }

@@ -19,6 +19,7 @@ limitations under the License.
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // outageSpecs are scenario 3: kube-apiserver and etcd stopped for 30 s and (unless
@@ -91,10 +93,10 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		} else {
 			foo := &samplev1alpha1.Foo{}
 			foo.Namespace, foo.Name = ns, fooName(0)
-			Expect(k8s.Patch(ctx(), foo, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":2}}`)))).To(Succeed())
+			Expect(k8s.Patch(context.Background(), foo, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":2}}`)))).To(Succeed())
 			Eventually(func(g Gomega) {
 				d := &appsv1.Deployment{}
-				g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: fooName(0)}, d)).To(Succeed())
+				g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: fooName(0)}, d)).To(Succeed())
 				g.Expect(*d.Spec.Replicas).To(BeEquivalentTo(2))
 			}).Should(Succeed())
 			figures.add(scenario, "time from the API answering again to a change made then applied", time.Since(back).Round(time.Second))
@@ -103,11 +105,11 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 			var others []string
 			for _, w := range writesBy(readAudit(), operator.name, down, time.Now()) {
 				if w.ObjectRef.Namespace == ns && !strings.HasPrefix(w.ObjectRef.Name, fooName(0)) { // its events are named foo-0000.<suffix>
-					others = append(others, w.Verb+" "+w.resource()+" "+w.ObjectRef.Name)
+					others = append(others, w.Verb+" "+w.Resource()+" "+w.ObjectRef.Name)
 				}
 			}
 			Expect(others).To(BeEmpty(), "writes to the Foos that did not change, or their Deployments, since the outage began")
-			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", 0)
+			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", len(others))
 		}
 		figures.add(scenario, "time from the API answering again to the operator's first write (taking the Lease)", firstWrite(readAudit(), operator.name, back).Sub(back).Round(100*time.Millisecond))
 		// A restart when the Lease could not be renewed is how controller-runtime keeps two
@@ -123,7 +125,7 @@ func short() bool { return os.Getenv("CHAOS_SHORT") != "" }
 
 // apiServerReady checks that kube-apiserver answers its readiness check.
 func apiServerReady() error {
-	return clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx()).Error()
+	return clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(context.Background()).Error()
 }
 
 // clusterComponent is a process of the local cluster, which kwokctl (runtime binary) started
@@ -140,11 +142,10 @@ var clusterComponents = map[string]*clusterComponent{}
 // readClusterComponents records how every process of the local cluster was started.
 func readClusterComponents() {
 	GinkgoHelper()
-	dirs, err := filepath.Glob(filepath.Join(clusterDir, "clusters", "*"))
+	dir, err := cluster.ComponentsDir()
 	Expect(err).NotTo(HaveOccurred())
-	Expect(dirs).To(HaveLen(1))
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
-		c := &clusterComponent{name: name, dir: dirs[0], pidFile: filepath.Join(dirs[0], "pids", name+".pid"), log: filepath.Join(dirs[0], "logs", name+".log")}
+		c := &clusterComponent{name: name, dir: dir, pidFile: filepath.Join(dir, "pids", name+".pid"), log: filepath.Join(dir, "logs", name+".log")}
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid()))
 		Expect(err).NotTo(HaveOccurred())
 		c.argv = strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
@@ -231,9 +232,9 @@ func supervise(name string, args ...string) *supervisor {
 	DeferCleanup(func() {
 		close(s.stop)
 		<-s.stopped
-		s.current().shutdown()
+		s.current().Stop(30 * time.Second)
 		for _, r := range s.all() {
-			attachLogIfFailed(r)
+			suite.AttachLogOnFailure(r.name, r.Process)
 		}
 	})
 	return s
@@ -248,9 +249,9 @@ func (s *supervisor) loop() {
 		select {
 		case <-s.stop:
 			return
-		case <-r.done:
+		case <-r.Done:
 		}
-		if r.exited.Sub(r.started) >= reset {
+		if r.Exited.Sub(r.Started) >= reset {
 			backoff = initial
 		}
 		select {

@@ -20,6 +20,7 @@ package chaos
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"sync"
@@ -56,19 +57,20 @@ func partitionSpecs() {
 		events := readAudit()
 		first := firstWrite(events, other.name, partitioned)
 		leader := old.all()[0]
-		Expect(leader.done).To(BeClosed(), "the partitioned leader exited when it could not renew its Lease")
-		figures.add(scenario, "time from the cut to the partitioned leader stopping (it exits when it cannot renew the Lease)", leader.exited.Sub(partitioned).Round(100*time.Millisecond))
+		Expect(leader.Done).To(BeClosed(), "the partitioned leader exited when it could not renew its Lease")
+		figures.add(scenario, "time from the cut to the partitioned leader stopping (it exits when it cannot renew the Lease)", leader.Exited.Sub(partitioned).Round(100*time.Millisecond))
 		figures.add(scenario, "time from the cut to the other replica's first write", first.Sub(partitioned).Round(100*time.Millisecond))
-		Expect(leader.exited).To(BeTemporally("<", first), "the old leader stopped before the new one wrote")
-		figures.add(scenario, "margin between the old leader stopping and the new leader's first write", first.Sub(leader.exited).Round(100*time.Millisecond))
+		Expect(leader.Exited).To(BeTemporally("<", first), "the old leader stopped before the new one wrote")
+		figures.add(scenario, "margin between the old leader stopping and the new leader's first write", first.Sub(leader.Exited).Round(100*time.Millisecond))
 		// Requests the proxy forwarded just before the cut may reach the API server's handlers
 		// just after it: the partitioned replica still led then. Once the other replica has
 		// written, none may arrive, neither during the cut nor after the heal (the restarted
 		// replica comes back as a follower).
-		Expect(writesBy(events, old.name, first, time.Now())).To(BeEmpty(), "no write of the partitioned replica reached the API server after the other replica's first write")
+		late := writesBy(events, old.name, first, time.Now())
+		Expect(late).To(BeEmpty(), "no write of the partitioned replica reached the API server after the other replica's first write")
 		figures.add(scenario, "writes of the partitioned replica received after the cut (forwarded before it)", len(writesBy(events, old.name, partitioned, first)))
-		figures.add(scenario, "writes of the partitioned replica received after the other replica's first write (during the cut and after it, restarted)", 0)
-		figures.add(scenario, "Foos converged, duplicate Deployments", "300 of 300, 0")
+		figures.add(scenario, "writes of the partitioned replica received after the other replica's first write (during the cut and after it, restarted)", len(late))
+		figures.add(scenario, "Foos converged", fmt.Sprintf("%d of %d", n, n))
 	})
 }
 

@@ -19,11 +19,10 @@ limitations under the License.
 package chaos
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // unrequestedPermissions are the permissions the operator holds without ever sending a
@@ -57,13 +58,13 @@ var unrequestedPermissions = map[string]string{
 func securitySpecs() {
 	It("serves metrics to clients allowed to read them only", func() {
 		const scenario = "6. Security: metrics endpoint"
-		port := freePort()
+		port := suite.FreePort()
 		startReplica("manager-metrics", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port))
 		url := fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
 
-		Expect(k8s.Create(ctx(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "stranger", Namespace: "default"}})).To(Succeed())
-		Expect(k8s.Create(ctx(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "prometheus", Namespace: "default"}})).To(Succeed())
-		Expect(k8s.Create(ctx(), &rbacv1.ClusterRoleBinding{
+		Expect(k8s.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "stranger", Namespace: "default"}})).To(Succeed())
+		Expect(k8s.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "prometheus", Namespace: "default"}})).To(Succeed())
+		Expect(k8s.Create(context.Background(), &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "prometheus-reads-foo-operator-metrics"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "foo-operator-metrics-reader"},
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "prometheus", Namespace: "default"}},
@@ -82,56 +83,67 @@ func securitySpecs() {
 		By("the operator's Deployment from config/default, in " + operatorNamespace)
 		Eventually(func() ([]corev1.Pod, error) {
 			pods := &corev1.PodList{}
-			err := k8s.List(ctx(), pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})
+			err := k8s.List(context.Background(), pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})
 			return pods.Items, err
 		}).WithTimeout(2 * time.Minute).ShouldNot(BeEmpty())
 		figures.add(scenario, "operator pod admitted in "+operatorNamespace, "yes")
 
 		By("a Foo's pods in another restricted namespace")
+		Expect(k8s.Create(context.Background(), restrictedNamespace("restricted-tenant"))).To(Succeed())
+		// An environment check, not of the operator: kube-apiserver enforces Pod Security
+		// there, so the operand pods below passed it rather than a lax namespace.
+		By("environment check: the namespace refuses a root pod")
+		rootPod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "restricted-tenant"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/c:1"}}},
+		}
+		err := k8s.Create(context.Background(), rootPod, client.DryRunAll)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("violates PodSecurity"))
 		startReplica("manager-psa")
-		Expect(k8s.Create(ctx(), restrictedNamespace("restricted-tenant"))).To(Succeed())
-		Expect(k8s.Create(ctx(), &samplev1alpha1.Foo{
+		Expect(k8s.Create(context.Background(), &samplev1alpha1.Foo{
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "restricted-tenant"},
 			Spec:       samplev1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](2)},
 		})).To(Succeed())
 		expectConverged("restricted-tenant", 1)
 		Eventually(func() ([]corev1.Pod, error) {
 			pods := &corev1.PodList{}
-			err := k8s.List(ctx(), pods, client.InNamespace("restricted-tenant"), client.MatchingLabels{"controller": "web"})
+			err := k8s.List(context.Background(), pods, client.InNamespace("restricted-tenant"), client.MatchingLabels{"controller": "web"})
 			return pods.Items, err
 		}).Should(HaveLen(2))
 		figures.add(scenario, "operand pods admitted in a restricted namespace", "2 of 2")
 
 		By("renaming its Deployment: the operator deletes the old one once the new one is available")
 		foo := &samplev1alpha1.Foo{}
-		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, foo)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, foo)).To(Succeed())
 		foo.Spec.DeploymentName = "web-2"
-		Expect(k8s.Update(ctx(), foo)).To(Succeed())
+		Expect(k8s.Update(context.Background(), foo)).To(Succeed())
 		Eventually(func() error {
-			return k8s.Get(ctx(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, &appsv1.Deployment{})
+			return k8s.Get(context.Background(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, &appsv1.Deployment{})
 		}).Should(Satisfy(apierrors.IsNotFound))
 
-		By("the namespace really enforces it: a root pod is refused")
-		rootPod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "restricted-tenant"},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/c:1"}}},
-		}
-		err := k8s.Create(ctx(), rootPod, client.DryRunAll)
-		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
-		Expect(err.Error()).To(ContainSubstring("violates PodSecurity"))
 	})
 
 	It("uses every permission it holds, holds none it does not use, and no access to Secrets", func() {
 		const scenario = "6. Security: least privilege"
 		granted := grantedPermissions()
 		used := map[string]bool{}
+		var forbidden []string
 		for _, e := range readAudit() {
+			if e.User.Username != operatorUser || e.ObjectRef.Resource == "" {
+				continue
+			}
 			// Any answer but Forbidden means the request was authorized (a Get of a missing
-			// Deployment answers NotFound).
-			if e.User.Username == operatorUser && e.ObjectRef.Resource != "" && e.ResponseStatus.Code != http.StatusForbidden {
-				used[e.Verb+" "+e.resource()] = true
+			// Deployment answers NotFound); a Forbidden one is a permission the operator
+			// needed and was refused.
+			if e.ResponseStatus.Code == http.StatusForbidden {
+				forbidden = append(forbidden, e.Verb+" "+e.Resource()+" in "+e.ObjectRef.Namespace)
+			} else {
+				used[e.Verb+" "+e.Resource()] = true
 			}
 		}
+		Expect(forbidden).To(BeEmpty(), "requests the operator made that its RBAC refused")
+		figures.add(scenario, "requests of the operator that its RBAC refused", len(forbidden))
 		var unused, denied []string
 		requested := 0
 		for p := range granted {
@@ -167,20 +179,20 @@ func grantedPermissions() map[string]bool {
 	GinkgoHelper()
 	var rules []rbacv1.PolicyRule
 	crbs := &rbacv1.ClusterRoleBindingList{}
-	Expect(k8s.List(ctx(), crbs)).To(Succeed())
+	Expect(k8s.List(context.Background(), crbs)).To(Succeed())
 	for _, b := range crbs.Items {
 		if boundToOperator(b.Subjects) {
 			role := &rbacv1.ClusterRole{}
-			Expect(k8s.Get(ctx(), client.ObjectKey{Name: b.RoleRef.Name}, role)).To(Succeed())
+			Expect(k8s.Get(context.Background(), client.ObjectKey{Name: b.RoleRef.Name}, role)).To(Succeed())
 			rules = append(rules, role.Rules...)
 		}
 	}
 	rbs := &rbacv1.RoleBindingList{}
-	Expect(k8s.List(ctx(), rbs, client.InNamespace(operatorNamespace))).To(Succeed())
+	Expect(k8s.List(context.Background(), rbs, client.InNamespace(operatorNamespace))).To(Succeed())
 	for _, b := range rbs.Items {
 		if boundToOperator(b.Subjects) {
 			role := &rbacv1.Role{}
-			Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: operatorNamespace, Name: b.RoleRef.Name}, role)).To(Succeed())
+			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: b.RoleRef.Name}, role)).To(Succeed())
 			rules = append(rules, role.Rules...)
 		}
 	}
@@ -206,14 +218,14 @@ func boundToOperator(subjects []rbacv1.Subject) bool {
 // canI is what `kubectl auth can-i verb resource --all-namespaces` answers for the operator.
 func canI(verb, resource string) string {
 	GinkgoHelper()
-	out, _ := exec.Command(root+"/bin/kubectl", "--kubeconfig", kubeconfig, "auth", "can-i", verb, resource, "--all-namespaces").Output()
-	return strings.TrimSpace(string(out))
+	out, _ := framework.Run(root, nil, nil, "bin/kubectl", "--kubeconfig", kubeconfig, "auth", "can-i", verb, resource, "--all-namespaces")
+	return strings.TrimSpace(out) // "no" exits with 1
 }
 
 // metricsStatus is the HTTP status of a GET of the metrics endpoint with a bearer token
 // (none when empty). The endpoint's certificate is self-signed.
 func metricsStatus(url, token string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx(), http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -229,14 +241,6 @@ func metricsStatus(url, token string) (int, error) {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, nil
-}
-
-func freePort() int {
-	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func sortedKeys(m map[string]string) []string {

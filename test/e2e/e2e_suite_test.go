@@ -23,9 +23,6 @@ package e2e
 
 import (
 	"context"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -39,21 +36,20 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 var (
-	root       = mustAbs("../..") // the repository, absolute: commands run there
-	clusterDir = filepath.Join(root, ".kwok-e2e")
+	root = framework.Root() // commands run there
+	// cluster is the suite's own, apart from a `make demo` one.
+	cluster    = &framework.Cluster{Dir: filepath.Join(root, ".kwok-e2e")}
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  *kubernetes.Clientset
@@ -71,28 +67,17 @@ func TestE2E(t *testing.T) {
 var _ = BeforeSuite(func() {
 	work = GinkgoT().TempDir()
 	By("building the operator")
-	managerBin = filepath.Join(work, "manager")
-	run(root, "go", "build", "-o", managerBin, ".")
+	managerBin = suite.BuildManager(work)
 
-	By("starting a local cluster and OLM of the suite's own, apart from a `make demo` one")
-	Expect(os.Setenv("LOCAL_CLUSTER_DIR", clusterDir)).To(Succeed())
-	run(root, "hack/local-cluster.sh", "up")
-	DeferCleanup(func() { run(root, "hack/local-cluster.sh", "down") })
-	run(root, "hack/local-cluster.sh", "olm-up")
+	By("starting a local cluster and OLM of the suite's own")
+	Expect(cluster.Up()).To(Succeed())
+	DeferCleanup(func() { Expect(cluster.Down()).To(Succeed()) })
+	Expect(cluster.OLMUp()).To(Succeed())
 
 	var err error
-	cfg, err = clientcmd.BuildConfigFromFlags("", filepath.Join(clusterDir, "kubeconfig"))
+	cfg, err = cluster.Config()
 	Expect(err).NotTo(HaveOccurred())
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1.AddToScheme(scheme))
-	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
+	k8s, clientset = suite.Clients(cfg, apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, samplev1alpha1.AddToScheme)
 
 	By("checking that the cluster enforces OwnerReferencesPermissionEnforcement (hack/kwokctl.yaml)")
 	expectOwnerReferencesPermissionEnforcement()
@@ -118,10 +103,10 @@ func expectOwnerReferencesPermissionEnforcement() {
 		},
 	}
 	for _, obj := range objs {
-		Expect(k8s.Create(ctx(), obj)).To(Succeed())
+		Expect(k8s.Create(context.Background(), obj)).To(Succeed())
 	}
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}
-	Expect(k8s.Create(ctx(), owner)).To(Succeed())
+	Expect(k8s.Create(context.Background(), owner)).To(Succeed())
 
 	impersonated := rest.CopyConfig(cfg)
 	impersonated.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + name}
@@ -140,64 +125,7 @@ func expectOwnerReferencesPermissionEnforcement() {
 			},
 		},
 	}
-	Eventually(func() error { return deployer.Create(ctx(), d.DeepCopy(), client.DryRunAll) }).
+	Eventually(func() error { return deployer.Create(context.Background(), d.DeepCopy(), client.DryRunAll) }).
 		Should(MatchError(ContainSubstring("cannot set blockOwnerDeletion")))
-	Expect(k8s.Delete(ctx(), objs[0])).To(Succeed())
-}
-
-// run runs a command in dir and fails the spec, with its output, if it fails.
-func run(dir string, name string, args ...string) string {
-	GinkgoHelper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "%s %v:\n%s", name, args, out)
-	return string(out)
-}
-
-// start runs a command in the background until the spec (or suite) ends; its output goes to
-// a log file in the scratch directory, printed when the spec fails.
-func start(name string, env []string, command string, args ...string) {
-	GinkgoHelper()
-	logPath := filepath.Join(work, name+".log")
-	logFile, err := os.Create(logPath)
-	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(command, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	Expect(cmd.Start()).To(Succeed())
-	DeferCleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		logFile.Close()
-		if CurrentSpecReport().Failed() {
-			raw, _ := os.ReadFile(logPath)
-			AddReportEntry(name+" log", string(raw))
-		}
-	})
-}
-
-// freePort is a TCP port free on the loopback interface.
-func freePort() int {
-	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func ctx() context.Context { return context.Background() }
-
-func mustAbs(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		panic(err)
-	}
-	return abs
+	Expect(k8s.Delete(context.Background(), objs[0])).To(Succeed())
 }

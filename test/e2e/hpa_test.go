@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,9 +55,9 @@ import (
 // and nothing but the operator sets its replicas.
 func expectHPAScaling() {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-hpa-"}}
-	Expect(k8s.Create(ctx(), ns)).To(Succeed())
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
 	foo := sampleFoo(ns.Name)
-	Expect(k8s.Create(ctx(), foo)).To(Succeed())
+	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 	expectFooReady(foo)
 
 	raw, err := os.ReadFile(filepath.Join(root, "config", "samples", "autoscaling_v2_horizontalpodautoscaler.yaml"))
@@ -74,7 +75,7 @@ func expectHPAScaling() {
 	Expect(ptr.Deref(foo.Spec.Replicas, 1)).To(Equal(minReplicas), "the sample Foo starts at minReplicas")
 
 	replicas := recordReplicas(ns.Name, foo.Name, foo.Spec.DeploymentName)
-	Expect(k8s.Create(ctx(), hpa)).To(Succeed())
+	Expect(k8s.Create(context.Background(), hpa)).To(Succeed())
 
 	By("raising the CPU the Foo's pods use to 3 times their request")
 	raised := time.Now()
@@ -102,7 +103,7 @@ func expectHPAScaling() {
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 
 	d := &appsv1.Deployment{}
-	Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns.Name, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+	Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns.Name, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
 	Expect(replicasManagers(d)).To(Equal([]string{controllers.FieldManager}), "only the operator sets the Deployment's replicas")
 }
 
@@ -111,7 +112,7 @@ func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
-		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		g.Expect(ptr.Deref(got.Spec.Replicas, 1)).To(Equal(n))
 		g.Expect(got.Status.AvailableReplicas).To(Equal(n))
 		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
@@ -129,10 +130,10 @@ func simulateCPU(fooName, cpu string) {
 	usage.SetName("simulated-usage")
 	expression := fmt.Sprintf(`"controller" in pod.metadata.labels && pod.metadata.labels["controller"] == %q ? Quantity(%q) : Quantity("1m")`, fooName, cpu)
 	patch := fmt.Sprintf(`{"spec":{"usages":[{"usage":{"cpu":{"expression":%q},"memory":{"value":"16Mi"}}}]}}`, expression)
-	Expect(k8s.Patch(ctx(), usage, client.RawPatch(types.MergePatchType, []byte(patch)))).To(Succeed())
+	Expect(k8s.Patch(context.Background(), usage, client.RawPatch(types.MergePatchType, []byte(patch)))).To(Succeed())
 	DeferCleanup(func() {
 		reset := `{"spec":{"usages":[{"usage":{"cpu":{"value":"1m"},"memory":{"value":"16Mi"}}}]}}`
-		Expect(k8s.Patch(ctx(), usage, client.RawPatch(types.MergePatchType, []byte(reset)))).To(Succeed())
+		Expect(k8s.Patch(context.Background(), usage, client.RawPatch(types.MergePatchType, []byte(reset)))).To(Succeed())
 	})
 }
 
@@ -144,10 +145,10 @@ func recordReplicas(ns, fooName, deploymentName string) func() (foo, deployment 
 	foos, err := versioned.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", fooName).String()}
-	fooWatch, err := foos.SamplecontrollerV1alpha1().Foos(ns).Watch(ctx(), byName)
+	fooWatch, err := foos.SamplecontrollerV1alpha1().Foos(ns).Watch(context.Background(), byName)
 	Expect(err).NotTo(HaveOccurred())
 	byName.FieldSelector = fields.OneTermEqualSelector("metadata.name", deploymentName).String()
-	deploymentWatch, err := clientset.AppsV1().Deployments(ns).Watch(ctx(), byName)
+	deploymentWatch, err := clientset.AppsV1().Deployments(ns).Watch(context.Background(), byName)
 	Expect(err).NotTo(HaveOccurred())
 
 	var (

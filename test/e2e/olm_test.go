@@ -19,12 +19,11 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +34,6 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -43,14 +41,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 const (
@@ -92,12 +90,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 		By("creating the install namespace, which enforces Pod Security restricted, and its OperatorGroup")
 		for _, ns := range []string{installNS, fooNS} {
-			Expect(k8s.Create(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
+			Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
 				"pod-security.kubernetes.io/enforce": "restricted",
 			}}})).To(Succeed())
 		}
 		// SingleNamespace: the operator in installNS watches fooNS only.
-		Expect(k8s.Create(ctx(), &operatorsv1.OperatorGroup{
+		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: installNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{fooNS}},
 		})).To(Succeed())
@@ -116,7 +114,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		AddReportEntry("install time", time.Since(began).Round(time.Second).String())
 
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
 		Expect(crdEstablished(crd)).To(BeTrue())
 
 		By("granting Deployment and Event rights in the target namespace only")
@@ -127,11 +125,11 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		runOperatorAsInstalled(installNS)
 
 		foo := sampleFoo(fooNS)
-		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 		replicas := ptr.Deref(foo.Spec.Replicas, 1)
 		Eventually(func(g Gomega) {
 			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(got.Status.AvailableReplicas).To(Equal(replicas))
 			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
 			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(int(replicas)))
@@ -139,12 +137,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 		By("kubectl scale foo --replicas=2")
 		scale := &autoscalingv1.Scale{}
-		Expect(k8s.SubResource("scale").Get(ctx(), foo, scale)).To(Succeed())
+		Expect(k8s.SubResource("scale").Get(context.Background(), foo, scale)).To(Succeed())
 		scale.Spec.Replicas = 2
-		Expect(k8s.SubResource("scale").Update(ctx(), foo, client.WithSubResourceBody(scale))).To(Succeed())
+		Expect(k8s.SubResource("scale").Update(context.Background(), foo, client.WithSubResourceBody(scale))).To(Succeed())
 		Eventually(func(g Gomega) {
 			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(2)))
 			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(2))
 		}).Should(Succeed())
@@ -157,13 +155,13 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		runOperatorAsInstalled(installNS)
 		foo := sampleFoo(fooNS)
 		foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "renamed", "web-a", ptr.To[int32](2)
-		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 		expectFooReady(foo)
 
 		began := time.Now()
 		patch := client.MergeFrom(foo.DeepCopy())
 		foo.Spec.DeploymentName = "web-b"
-		Expect(k8s.Patch(ctx(), foo, patch)).To(Succeed())
+		Expect(k8s.Patch(context.Background(), foo, patch)).To(Succeed())
 		// Poll both Deployments until web-a is gone: some replicas are available all along.
 		var newAvailable, oldGone time.Duration
 		minAvailable := int32(2)
@@ -176,7 +174,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			if b > 0 && newAvailable == 0 {
 				newAvailable = time.Since(began)
 			}
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "web-a"}, &appsv1.Deployment{})
+			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: "web-a"}, &appsv1.Deployment{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "web-a is still there")
 			oldGone = time.Since(began)
 		}).WithPolling(100 * time.Millisecond).Should(Succeed())
@@ -188,12 +186,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 	It("upgrades to v0.2.0 when the catalog publishes it, rolling every Foo's Deployment to its operand", func() {
 		foos := &samplev1alpha1.FooList{}
-		Expect(k8s.List(ctx(), foos, client.InNamespace(fooNS))).To(Succeed())
+		Expect(k8s.List(context.Background(), foos, client.InNamespace(fooNS))).To(Succeed())
 		Expect(foos.Items).To(HaveLen(2))
 		uids := map[string]types.UID{}
 		for _, foo := range foos.Items {
 			d := &appsv1.Deployment{}
-			Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
 			Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(controllers.DefaultOperandImage))
 			uids[d.Name] = d.UID
 		}
@@ -205,7 +203,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		expectCSVSucceeded(installNS, csvV2)
 		AddReportEntry("upgrade time", time.Since(began).Round(time.Second).String())
 		Eventually(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: installNS, Name: csvV1}, &operatorsv1alpha1.ClusterServiceVersion{})
+			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: installNS, Name: csvV1}, &operatorsv1alpha1.ClusterServiceVersion{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the old CSV should be gone")
 		}).Should(Succeed())
 
@@ -214,7 +212,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		for _, foo := range foos.Items {
 			Eventually(func(g Gomega) {
 				d := &appsv1.Deployment{}
-				g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+				g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
 				g.Expect(d.UID).To(Equal(uids[d.Name]), "the Deployment was replaced")
 				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operandV2))
 				pods := runningPods(g, fooNS, foo.Name)
@@ -228,10 +226,10 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 		By("the new version reconciles a change of a Foo")
 		foo := &samplev1alpha1.Foo{}
-		Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, foo)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, foo)).To(Succeed())
 		patch := client.MergeFrom(foo.DeepCopy())
 		foo.Spec.Replicas = ptr.To[int32](3)
-		Expect(k8s.Patch(ctx(), foo, patch)).To(Succeed())
+		Expect(k8s.Patch(context.Background(), foo, patch)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(runningPods(g, fooNS, "example-foo")).To(HaveLen(3))
 		}).Should(Succeed())
@@ -240,9 +238,9 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 	It("lets the garbage collector delete a deleted Foo's Deployment and pods", func() {
 		runOperatorAsInstalled(installNS)
 		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: fooNS, Name: "example-foo"}}
-		Expect(k8s.Delete(ctx(), foo)).To(Succeed())
+		Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
 		Eventually(func(g Gomega) {
-			err := k8s.Get(ctx(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, &appsv1.Deployment{})
+			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, &appsv1.Deployment{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 			g.Expect(runningPods(g, fooNS, "example-foo")).To(BeEmpty())
 		}).Should(Succeed())
@@ -250,17 +248,17 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 	It("uninstalls when the Subscription and CSV are deleted, leaving the CRD", func() {
 		uninstall(installNS, csvV2)
-		Expect(k8s.Get(ctx(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
 	})
 
 	It("installs for several namespaces (MultiNamespace) and reconciles Foos in those only", func() {
 		const multiNS = "foo-operator-multi"
 		targets := []string{"team-a", "team-b"}
 		for _, ns := range append([]string{multiNS, "team-c"}, targets...) {
-			Expect(k8s.Create(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+			Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 		}
 		DeferCleanup(dumpOLMStateOnFailure, multiNS)
-		Expect(k8s.Create(ctx(), &operatorsv1.OperatorGroup{
+		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
 		})).To(Succeed())
@@ -271,14 +269,14 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		runOperatorAsInstalled(multiNS)
 		for _, ns := range targets {
 			foo := sampleFoo(ns)
-			Expect(k8s.Create(ctx(), foo)).To(Succeed())
+			Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 			expectFooReady(foo)
 		}
 		expectLeftAlone(sampleFoo("team-c"))
 
 		By("uninstalling, before the AllNamespaces install (OLM refuses two OperatorGroups providing Foos to one namespace)")
 		uninstall(multiNS, csvV2)
-		Expect(k8s.Delete(ctx(), &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS}})).To(Succeed())
+		Expect(k8s.Delete(context.Background(), &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS}})).To(Succeed())
 	})
 
 	It("installs for all namespaces with Automatic approval, as an OperatorHub user does, and reconciles Foos anywhere", func() {
@@ -293,12 +291,12 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 		runOperatorAsInstalled(globalNS)
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-anywhere-"}}
-		Expect(k8s.Create(ctx(), ns)).To(Succeed())
+		Expect(k8s.Create(context.Background(), ns)).To(Succeed())
 		foo := sampleFoo(ns.Name)
-		Expect(k8s.Create(ctx(), foo)).To(Succeed())
+		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 		Eventually(func(g Gomega) {
 			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
 			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
 		}).Should(Succeed())
@@ -315,15 +313,11 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 func generateBundle(version, dir string) {
 	GinkgoHelper()
 	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-	manifests := run(root, filepath.Join(root, "bin", "kustomize"), "build", filepath.Join(root, "config", "manifests"))
+	manifests := suite.Run(root, nil, filepath.Join(root, "bin", "kustomize"), "build", filepath.Join(root, "config", "manifests"))
 	// In dir: operator-sdk also writes bundle.Dockerfile to the working directory.
-	cmd := exec.Command(filepath.Join(root, "bin", "operator-sdk"), "generate", "bundle", "-q", "--overwrite",
+	suite.Run(dir, strings.NewReader(manifests), filepath.Join(root, "bin", "operator-sdk"), "generate", "bundle", "-q", "--overwrite",
 		"--package", pkgName, "--version", version, "--channels=candidate,stable", "--default-channel=stable", "--output-dir", dir)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(manifests)
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "operator-sdk generate bundle: %s", out)
-	run(root, filepath.Join(root, "bin", "operator-sdk"), "bundle", "validate", dir)
+	suite.Run(root, nil, filepath.Join(root, "bin", "operator-sdk"), "bundle", "validate", dir)
 }
 
 // renderCatalog writes a file-based catalog of the package with opm: the committed package
@@ -353,17 +347,17 @@ func renderCatalog(name string, bundles map[string]string) string {
 	}
 	Expect(os.WriteFile(filepath.Join(pkgDir, "channels.yaml"), []byte(channels.String()), 0o644)).To(Succeed())
 	for _, csv := range names {
-		rendered := run(root, opm, "render", bundles[csv], "--output=yaml")
+		rendered := suite.Run(root, nil, opm, "render", bundles[csv], "--output=yaml")
 		Expect(os.WriteFile(filepath.Join(pkgDir, csv+".yaml"), []byte(rendered), 0o644)).To(Succeed())
 	}
-	run(root, opm, "validate", dir)
+	suite.Run(root, nil, opm, "validate", dir)
 	return dir
 }
 
 // subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.
 func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV string) {
 	GinkgoHelper()
-	Expect(k8s.Create(ctx(), &operatorsv1alpha1.Subscription{
+	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns},
 		Spec: &operatorsv1alpha1.SubscriptionSpec{
 			Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
@@ -376,10 +370,10 @@ func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV strin
 // OLM removed the operator's Deployment.
 func uninstall(ns, csv string) {
 	GinkgoHelper()
-	Expect(k8s.Delete(ctx(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns}})).To(Succeed())
-	Expect(k8s.Delete(ctx(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csv, Namespace: ns}})).To(Succeed())
+	Expect(k8s.Delete(context.Background(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns}})).To(Succeed())
+	Expect(k8s.Delete(context.Background(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csv, Namespace: ns}})).To(Succeed())
 	Eventually(func(g Gomega) {
-		err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, &appsv1.Deployment{})
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, &appsv1.Deployment{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
 	}).Should(Succeed())
 }
@@ -388,12 +382,12 @@ func uninstall(ns, csv string) {
 // running operator creates no Deployment for it, and deletes it.
 func expectLeftAlone(foo *samplev1alpha1.Foo) {
 	GinkgoHelper()
-	Expect(k8s.Create(ctx(), foo)).To(Succeed())
+	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 	Consistently(func(g Gomega) {
-		err := k8s.Get(ctx(), client.ObjectKey{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, &appsv1.Deployment{})
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, &appsv1.Deployment{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 	}, 10*time.Second, time.Second).Should(Succeed())
-	Expect(k8s.Delete(ctx(), foo)).To(Succeed())
+	Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
 }
 
 // serveCatalog serves a file-based catalog with `opm serve` on a free loopback port, and
@@ -401,24 +395,24 @@ func expectLeftAlone(foo *samplev1alpha1.Foo) {
 // reload, so a new catalog gets a new process.
 func serveCatalog(name, dir string) {
 	GinkgoHelper()
-	port := freePort()
-	start(name, nil, filepath.Join(root, "bin", "opm"), "serve", dir, "--port", fmt.Sprint(port), "--pprof-addr", "")
+	port := suite.FreePort()
+	suite.Start(work, name, nil, filepath.Join(root, "bin", "opm"), "serve", dir, "--port", fmt.Sprint(port), "--pprof-addr", "")
 	address := fmt.Sprintf("127.0.0.1:%d", port)
 	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: "foo-catalog", Namespace: "olm"}}
-	err := k8s.Get(ctx(), client.ObjectKeyFromObject(cs), cs)
+	err := k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs)
 	switch {
 	case apierrors.IsNotFound(err):
 		cs.Spec = operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: address, DisplayName: "Foo Operator (e2e)"}
-		Expect(k8s.Create(ctx(), cs)).To(Succeed())
+		Expect(k8s.Create(context.Background(), cs)).To(Succeed())
 	case err == nil:
 		patch := client.MergeFrom(cs.DeepCopy())
 		cs.Spec.Address = address
-		Expect(k8s.Patch(ctx(), cs, patch)).To(Succeed())
+		Expect(k8s.Patch(context.Background(), cs, patch)).To(Succeed())
 	default:
 		Expect(err).NotTo(HaveOccurred())
 	}
 	Eventually(func(g Gomega) {
-		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(cs), cs)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs)).To(Succeed())
 		g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
 		g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
 		g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
@@ -431,14 +425,14 @@ func approveInstallPlan(ns, csv string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		sub := &operatorsv1alpha1.Subscription{}
-		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: pkgName}, sub)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: pkgName}, sub)).To(Succeed())
 		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil(), "the Subscription has no InstallPlan yet")
 		plan := &operatorsv1alpha1.InstallPlan{}
-		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: sub.Status.InstallPlanRef.Name}, plan)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: sub.Status.InstallPlanRef.Name}, plan)).To(Succeed())
 		g.Expect(plan.Spec.ClusterServiceVersionNames).To(ContainElement(csv))
 		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseRequiresApproval))
 		plan.Spec.Approved = true
-		g.Expect(k8s.Update(ctx(), plan)).To(Succeed())
+		g.Expect(k8s.Update(context.Background(), plan)).To(Succeed())
 	}).Should(Succeed())
 }
 
@@ -446,7 +440,7 @@ func expectCSVSucceeded(ns, name string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) operatorsv1alpha1.ClusterServiceVersionPhase {
 		csv := &operatorsv1alpha1.ClusterServiceVersion{}
-		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, csv)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, csv)).To(Succeed())
 		return csv.Status.Phase
 	}).Should(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
 }
@@ -469,23 +463,17 @@ func runOperatorAsInstalled(ns string) {
 	GinkgoHelper()
 	d := &appsv1.Deployment{}
 	Eventually(func(g Gomega) {
-		g.Expect(k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, d)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, d)).To(Succeed())
 		g.Expect(d.Status.AvailableReplicas).To(Equal(int32(1)), "OLM's operator Deployment is admitted and available")
 	}).Should(Succeed())
 	tmpl := d.Spec.Template
 	targets, ok := tmpl.Annotations["olm.targetNamespaces"]
 	Expect(ok).To(BeTrue(), "OLM sets olm.targetNamespaces on the operator's pods")
 
-	token, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx(), tmpl.Spec.ServiceAccountName,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	token, err := framework.Token(context.Background(), clientset, ns, tmpl.Spec.ServiceAccountName)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(work, "operator-"+d.ResourceVersion+".kubeconfig")
-	Expect(clientcmd.WriteToFile(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"e2e": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"operator": {Token: token.Status.Token}},
-		Contexts:       map[string]*clientcmdapi.Context{"e2e": {Cluster: "e2e", AuthInfo: "operator", Namespace: ns}},
-		CurrentContext: "e2e",
-	}, kubeconfig)).To(Succeed())
+	Expect(framework.WriteKubeconfig(kubeconfig, cfg.Host, cfg.CAData, token, ns)).To(Succeed())
 
 	var env []string
 	for _, e := range tmpl.Spec.Containers[0].Env {
@@ -494,7 +482,7 @@ func runOperatorAsInstalled(ns string) {
 		}
 	}
 	env = append(env, "WATCH_NAMESPACE="+targets)
-	start("operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
+	suite.Start(work, "operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 }
 
@@ -517,13 +505,11 @@ func expectScopedTo(ns string, targets, others []string) {
 // canI is what `kubectl auth can-i --as user verb resource -n ns` answers.
 func canI(user, verb, resource, ns string) string {
 	GinkgoHelper()
-	cmd := exec.Command(filepath.Join(root, "bin", "kubectl"), "--kubeconfig", filepath.Join(clusterDir, "kubeconfig"),
+	out, err := framework.Run(root, nil, nil, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", cluster.Kubeconfig(),
 		"auth", "can-i", verb, resource, "-n", ns, "--as", user)
-	out, err := cmd.Output()
-	answer := strings.TrimSpace(string(out))
-	var exit *exec.ExitError
-	if err != nil && (!errors.As(err, &exit) || answer != "no") {
-		Fail(fmt.Sprintf("kubectl auth can-i: %v: %s", err, out))
+	answer := strings.TrimSpace(out)
+	if err != nil && answer != "no" { // "no" exits with 1
+		Fail(err.Error())
 	}
 	return answer
 }
@@ -533,7 +519,7 @@ func expectFooReady(foo *samplev1alpha1.Foo) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
-		g.Expect(k8s.Get(ctx(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", got.Status.Conditions)
 		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(ptr.Deref(got.Spec.Replicas, 1))))
@@ -543,7 +529,7 @@ func expectFooReady(foo *samplev1alpha1.Foo) {
 // availableReplicas is a Deployment's status.availableReplicas; 0 when it does not exist.
 func availableReplicas(ns, name string) (int32, error) {
 	d := &appsv1.Deployment{}
-	err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: name}, d)
+	err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)
 	if apierrors.IsNotFound(err) {
 		return 0, nil
 	}
@@ -567,7 +553,7 @@ func sampleFoo(ns string) *samplev1alpha1.Foo {
 // runningPods are the Running pods of a Foo's Deployment, found by its selector.
 func runningPods(g Gomega, ns, fooName string) []corev1.Pod {
 	pods := &corev1.PodList{}
-	g.Expect(k8s.List(ctx(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "nginx", "controller": fooName})).To(Succeed())
+	g.Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "nginx", "controller": fooName})).To(Succeed())
 	var running []corev1.Pod
 	for _, p := range pods.Items {
 		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
@@ -585,19 +571,19 @@ func dumpOLMStateOnFailure(ns string) {
 	}
 	var out []any
 	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
-	if k8s.List(ctx(), csvs, client.InNamespace(ns)) == nil {
+	if k8s.List(context.Background(), csvs, client.InNamespace(ns)) == nil {
 		for _, c := range csvs.Items {
 			out = append(out, map[string]any{"csv": c.Name, "phase": c.Status.Phase, "reason": c.Status.Reason, "message": c.Status.Message})
 		}
 	}
 	plans := &operatorsv1alpha1.InstallPlanList{}
-	if k8s.List(ctx(), plans, client.InNamespace(ns)) == nil {
+	if k8s.List(context.Background(), plans, client.InNamespace(ns)) == nil {
 		for _, p := range plans.Items {
 			out = append(out, map[string]any{"installPlan": p.Name, "phase": p.Status.Phase, "conditions": p.Status.Conditions})
 		}
 	}
 	subs := &operatorsv1alpha1.SubscriptionList{}
-	if k8s.List(ctx(), subs, client.InNamespace(ns)) == nil {
+	if k8s.List(context.Background(), subs, client.InNamespace(ns)) == nil {
 		for _, s := range subs.Items {
 			out = append(out, map[string]any{"subscription": s.Name, "state": s.Status.State, "conditions": s.Status.Conditions})
 		}
@@ -605,7 +591,7 @@ func dumpOLMStateOnFailure(ns string) {
 	raw, _ := json.MarshalIndent(out, "", "  ")
 	AddReportEntry("OLM state", string(raw))
 	for _, name := range []string{"olm", "catalog"} {
-		log, _ := os.ReadFile(filepath.Join(clusterDir, name+".log"))
+		log, _ := os.ReadFile(filepath.Join(cluster.Dir, name+".log"))
 		if len(log) > 20000 {
 			log = log[len(log)-20000:]
 		}

@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AuditEvent is what the suites and the benchmark read of a kube-apiserver audit event.
+type AuditEvent struct {
+	Verb      string `json:"verb"`
+	UserAgent string `json:"userAgent"`
+	User      struct {
+		Username string              `json:"username"`
+		Extra    map[string][]string `json:"extra"`
+	} `json:"user"`
+	ObjectRef struct {
+		APIGroup    string `json:"apiGroup"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	Received metav1.MicroTime `json:"requestReceivedTimestamp"`
+}
+
+// IsWrite reports whether the request writes.
+func (e AuditEvent) IsWrite() bool {
+	switch e.Verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// Resource is "group/resource[/subresource]".
+func (e AuditEvent) Resource() string {
+	r := e.ObjectRef.APIGroup + "/" + e.ObjectRef.Resource
+	if e.ObjectRef.Subresource != "" {
+		r += "/" + e.ObjectRef.Subresource
+	}
+	return r
+}
+
+// ReadAudit reads an audit log.
+func ReadAudit(path string) (AuditLog, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var events AuditLog
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 16<<20)
+	for scanner.Scan() {
+		var e AuditEvent
+		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		events = append(events, e)
+	}
+	return events, scanner.Err()
+}
+
+// AuditLog is a list of audit events, filtered by its methods.
+type AuditLog []AuditEvent
+
+// Where is the events for which keep is true.
+func (l AuditLog) Where(keep func(AuditEvent) bool) AuditLog {
+	var out AuditLog
+	for _, e := range l {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Between is the events received in [from, to).
+func (l AuditLog) Between(from, to time.Time) AuditLog {
+	return l.Where(func(e AuditEvent) bool { return !e.Received.Time.Before(from) && e.Received.Time.Before(to) })
+}
+
+// ByCredential is the requests sent with the token whose CredentialID is id.
+func (l AuditLog) ByCredential(id string) AuditLog {
+	return l.Where(func(e AuditEvent) bool {
+		return slices.Contains(e.User.Extra["authentication.kubernetes.io/credential-id"], id)
+	})
+}
+
+// ByUserAgent is the requests whose user agent starts with prefix.
+func (l AuditLog) ByUserAgent(prefix string) AuditLog {
+	return l.Where(func(e AuditEvent) bool { return strings.HasPrefix(e.UserAgent, prefix) })
+}
+
+// Writes is the write requests.
+func (l AuditLog) Writes() AuditLog { return l.Where(AuditEvent.IsWrite) }
+
+// Count counts the requests by "verb group/resource[/subresource]".
+func (l AuditLog) Count() map[string]int {
+	out := map[string]int{}
+	for _, e := range l {
+		out[e.Verb+" "+e.Resource()]++
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestRunErrorCarriesTheCommandAndItsOutput(t *testing.T) {
+	g := NewWithT(t)
+	out, err := Run(t.TempDir(), strings.NewReader("in"), []string{"WORD=env"}, "sh", "-c", `cat; echo " $WORD"; echo oops >&2; exit 3`)
+	g.Expect(out).To(Equal("in env\n"))
+	g.Expect(err).To(MatchError(SatisfyAll(ContainSubstring("sh -c"), ContainSubstring("exit status 3"), ContainSubstring("in env"), ContainSubstring("oops"))))
+}
+
+func TestCredentialID(t *testing.T) {
+	g := NewWithT(t)
+	claims := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"system:serviceaccount:a:b","jti":"6a1b"}`))
+	g.Expect(CredentialID("header." + claims + ".signature")).To(Equal("JTI=6a1b"))
+	_, err := CredentialID("not-a-jwt")
+	g.Expect(err).To(HaveOccurred())
+	_, err = CredentialID("h." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"x"}`)) + ".s")
+	g.Expect(err).To(MatchError(ContainSubstring("no jti")))
+}
+
+func TestAuditLog(t *testing.T) {
+	g := NewWithT(t)
+	// Three events as kube-apiserver writes them, one a line: a write with the token JTI=a,
+	// a read with it, and a write of another client.
+	lines := []string{
+		`{"verb":"patch","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:01.000000Z"}`,
+		`{"verb":"get","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":404},"requestReceivedTimestamp":"2026-11-24T10:00:02.000000Z"}`,
+		`{"verb":"update","userAgent":"kube-controller-manager/v1.35.4","user":{"username":"system:kube-controller-manager"},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:03.000000Z"}`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	g.Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)).To(Succeed())
+
+	events, err := ReadAudit(path)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(events).To(HaveLen(3))
+	g.Expect(events[2].Resource()).To(Equal("apps/deployments/status"))
+	g.Expect(events.ByCredential("JTI=a")).To(HaveLen(2))
+	g.Expect(events.ByCredential("JTI=a").Writes().Count()).To(Equal(map[string]int{"patch apps/deployments": 1}))
+	g.Expect(events.ByUserAgent("kube-controller-manager/").Count()).To(Equal(map[string]int{"update apps/deployments/status": 1}))
+	at := func(s int) time.Time { return time.Date(2026, 11, 24, 10, 0, s, 0, time.UTC) }
+	g.Expect(events.Between(at(2), at(3))).To(ConsistOf(HaveField("Verb", "get")), "from inclusive, to exclusive")
+
+	g.Expect(os.WriteFile(path, []byte("not json\n"), 0o600)).To(Succeed())
+	_, err = ReadAudit(path)
+	g.Expect(err).To(MatchError(ContainSubstring(path)))
+}
