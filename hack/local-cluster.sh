@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# A local Kubernetes control plane with simulated nodes (kwokctl, runtime "binary") and a
-# real OLM (olm-operator and catalog-operator as local processes), all from binaries the
-# Makefile built into bin/. State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR
+# A local Kubernetes control plane (kwokctl, runtime "binary") with one node, and a real OLM,
+# all from binaries the Makefile built into bin/. LOCAL_CLUSTER_NODE picks the node:
+#   kwok (default)  a simulated node (kwok): pods run nothing; room for thousands of them
+#                   (make bench, the chaos suite's load). OLM's olm-operator and
+#                   catalog-operator run as local processes.
+#   real            a node that runs containers (hack/real-node.sh: kubelet, kube-proxy,
+#                   containerd, CoreDNS, a registry of the images hack/images.sh builds).
+#                   OLM runs in the cluster as its release manifests deploy it. State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR
 # overrides it: the e2e suite uses its own); the cluster name, derived from that folder, and
 # random ports keep two checkouts (or the demo and the e2e suite) on one machine apart.
 #
@@ -15,6 +20,7 @@ export KWOK_WORKDIR=${LOCAL_CLUSTER_DIR:-$root/.kwok}
 cluster=foo-$(printf '%s' "$KWOK_WORKDIR" | cksum | cut -d' ' -f1)
 kubeconfig=$KWOK_WORKDIR/kubeconfig
 kubectl=("$bin/kubectl" --kubeconfig "$kubeconfig")
+node_kind=${LOCAL_CLUSTER_NODE:-kwok}
 mkdir -p "$KWOK_WORKDIR"
 
 up() {
@@ -37,8 +43,21 @@ up() {
 		# KwokctlConfiguration counts, so the manifests' path joins hack/kwokctl.yaml's.
 		{
 			cat "$root/hack/kwokctl.yaml"
+			if [ "$node_kind" = real ]; then
+				# More of kube-apiserver's extraArgs (the file ends with them), then kwok's: the API
+				# server reaches the kubelet (logs, exec) at its address with a client certificate,
+				# and kwok leaves every node without its annotation alone.
+				local pki=$KWOK_WORKDIR/clusters/$cluster/pki
+				printf '  - key: %s\n    value: "%s"\n' kubelet-preferred-address-types InternalIP,Hostname \
+					kubelet-client-certificate "$pki/admin.crt" kubelet-client-key "$pki/admin.key"
+				printf -- '- name: kwok-controller\n  extraArgs:\n'
+				printf '  - key: %s\n    value: "%s"\n' manage-all-nodes false \
+					manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
+			fi
 			printf 'options:\n  metricsServerManifests:\n  - %s/manifests/base\n' \
 				"$(cd "$root/hack/tools/metrics-server" && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)"
+			# Pods reach the API server at the kubernetes Service's address (kube-proxy).
+			[ "$node_kind" != real ] || printf '  kubeApiserverCertSANs:\n  - 10.0.0.1\n'
 		} >"$KWOK_WORKDIR/kwokctl.yaml"
 		PATH="$bin:$PATH" "$bin/kwokctl" create cluster --name "$cluster" --runtime binary "${metrics[@]}" \
 			--config "$KWOK_WORKDIR/kwokctl.yaml" ${LOCAL_CLUSTER_AUDIT_POLICY:+--kube-audit-policy "$LOCAL_CLUSTER_AUDIT_POLICY"} \
@@ -51,6 +70,16 @@ up() {
 			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
+	if [ "$node_kind" = real ]; then
+		"$root/hack/real-node.sh" up
+	else
+		kwok_node "${#metrics[@]}"
+	fi
+	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
+}
+
+# kwok_node METRICS: the simulated node, and (METRICS > 0) the usage its pods report.
+kwok_node() {
 	"${kubectl[@]}" apply --server-side -f - >/dev/null <<NODE
 apiVersion: v1
 kind: Node
@@ -72,7 +101,7 @@ status:
   capacity: {cpu: "1k", memory: 4Ti, pods: "${LOCAL_CLUSTER_NODE_PODS:-110}"}
 NODE
 	"${kubectl[@]}" wait --for=condition=Ready node/kwok-node-0 --timeout=60s >/dev/null
-	if [ ${#metrics[@]} -gt 0 ]; then
+	if [ "$1" -gt 0 ]; then
 		# What every simulated container uses; patch it to simulate load (make demo says how).
 		"${kubectl[@]}" apply --server-side -f - >/dev/null <<USAGE
 apiVersion: kwok.x-k8s.io/v1alpha1
@@ -86,7 +115,6 @@ spec:
       memory: {value: 16Mi}
 USAGE
 	fi
-	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
 }
 
 olm_up() {
@@ -139,6 +167,7 @@ stop_process() {
 
 down() {
 	for p in operator opm olm catalog; do stop_process "$p"; done
+	[ ! -d "$KWOK_WORKDIR/node" ] || "$root/hack/real-node.sh" down
 	"$bin/kwokctl" delete cluster --name "$cluster" >/dev/null 2>&1 || true
 	rm -rf "$KWOK_WORKDIR"
 	echo "Cluster $cluster is gone"

@@ -6,6 +6,7 @@ go 1.26
 
 tool (
 	github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
+	github.com/operator-framework/operator-lifecycle-manager/cmd/copy-content
 	github.com/operator-framework/operator-lifecycle-manager/cmd/olm
 )
 

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The container images of the local cluster's real node (hack/real-node.sh), built with
+# podman (Debian's package) and pushed to the cluster's registry (distribution). Nothing can
+# be pulled from a public registry on a machine without internet, so the images that
+# operator-sdk, OLM and the operator refer to are built here from what the Makefile built
+# into bin/ and from Debian's packages, and stored under the same repository and tag that
+# the manifests name: the registry is the cluster's mirror of docker.io, quay.io and
+# registry.k8s.io, as a disconnected cluster's mirror is.
+#
+#   hack/images.sh base                         # the stand-ins for public images (below)
+#   hack/images.sh build REF DOCKERFILE CONTEXT # a project image (operator, bundle, catalog)
+#   hack/images.sh operator REF                 # the operator image, as ./Dockerfile builds it
+#
+# REGISTRY (host:port, from hack/real-node.sh) is where images are pushed; the repository
+# is the reference's path without its registry host (quay.io/example/foo is example/foo).
+#
+# The stand-ins, and how each differs from the public image it replaces:
+#   registry.k8s.io/pause:3.10.1          hack/images/pause, statically linked Go
+#   docker.io/library/busybox:1.35.0      Debian's busybox-static 1.35.0
+#   docker.io/nginxinc/nginx-unprivileged:1.28.0-alpine and :1.29.1-alpine
+#                                         Debian's nginx 1.22 with its libraries, uid 101,
+#                                         port 8080, pid and temporary files in /tmp (as
+#                                         nginx-unprivileged); the page names the tag, so
+#                                         the two differ as an upgrade's operand does
+#   quay.io/operator-framework/opm:v1.65.0 bin/opm (static) + grpc_health_probe on busybox
+#   quay.io/operator-framework/olm:v0.38.0 olm, catalog and cpb (copy-content) on busybox
+#   quay.io/operator-framework/scorecard-test:v1.42.2
+#                                         scorecard-test at operator-sdk's version
+#   registry.k8s.io/coredns/coredns:v1.13.1 CoreDNS built from its module
+#   gcr.io/distroless/static:nonroot      /etc/passwd and /etc/group with nonroot (65532)
+#                                         and the host's CA certificates
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/bin
+state=$bin/images # podman's storage and the registry's; `make clean-images` removes it
+mkdir -p "$state"
+
+# podman with its own storage under bin/images and runc (crun refuses this machine's
+# hybrid cgroups); rlimits cannot be raised here, so its defaults are lowered to what is.
+cat >"$state/containers.conf" <<'EOF'
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "none"
+[engine.runtimes]
+runc = ["/usr/sbin/runc"]
+EOF
+podman() {
+	CONTAINERS_CONF=$state/containers.conf command podman --root "$state/storage" \
+		--runroot "$state/run" --storage-driver overlay "$@"
+}
+
+# build REF DOCKERFILE CONTEXT: build offline (no pull, no network) and push to REGISTRY.
+build() {
+	local ref=$1 dockerfile=$2 context=$3
+	podman build --quiet --pull=never --network=none -t "$ref" -f "$dockerfile" "$context" >/dev/null
+	if [ -n "${REGISTRY:-}" ]; then
+		podman push --quiet --tls-verify=false "$ref" "docker://$REGISTRY/${ref#*/}"
+	fi
+}
+
+# stage DIR: an empty build context.
+stage() {
+	rm -rf "$1" && mkdir -p "$1"
+}
+
+# deb PACKAGE DIR: the package's files (pinned in the Makefile's NODE_DEBS) extracted into DIR.
+deb() {
+	local debs=$state/debs
+	mkdir -p "$debs"
+	(cd "$debs" && ls "$1"_*.deb >/dev/null 2>&1 || apt-get download "$1" >/dev/null 2>&1 ||
+		{ echo "apt-get download $1 failed" >&2; exit 1; })
+	dpkg-deb -x "$(ls "$debs/$1"_*.deb | head -1)" "$2"
+}
+
+# libs BINARY ROOTFS: the shared libraries BINARY loads, copied from the host into ROOTFS.
+libs() {
+	ldd "$1" | awk '/=>/ {print $3} /^\t\// {print $1}' | while read -r lib; do
+		mkdir -p "$2$(dirname "$lib")"
+		cp -L "$lib" "$2$lib"
+	done
+}
+
+base() {
+	local ctx=$state/ctx
+
+	stage "$ctx/pause"
+	(cd "$root" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "$ctx/pause/pause" ./hack/images/pause)
+	printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$ctx/pause/Dockerfile"
+	build registry.k8s.io/pause:3.10.1 "$ctx/pause/Dockerfile" "$ctx/pause"
+
+	stage "$ctx/busybox"
+	deb busybox-static "$ctx/busybox/deb"
+	mkdir -p "$ctx/busybox/rootfs/bin" "$ctx/busybox/rootfs/tmp" "$ctx/busybox/rootfs/etc"
+	chmod 1777 "$ctx/busybox/rootfs/tmp"
+	cp "$ctx/busybox/deb/bin/busybox" "$ctx/busybox/rootfs/bin/"
+	for applet in $("$ctx/busybox/rootfs/bin/busybox" --list); do
+		[ "$applet" = busybox ] || ln -sf busybox "$ctx/busybox/rootfs/bin/$applet"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$ctx/busybox/rootfs/etc/passwd"
+	printf 'root:x:0:\nnobody:x:65534:\n' >"$ctx/busybox/rootfs/etc/group"
+	printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nCMD ["sh"]\n' >"$ctx/busybox/Dockerfile"
+	build docker.io/library/busybox:1.35.0 "$ctx/busybox/Dockerfile" "$ctx/busybox"
+
+	stage "$ctx/distroless"
+	mkdir -p "$ctx/distroless/rootfs/etc/ssl/certs" "$ctx/distroless/rootfs/tmp"
+	chmod 1777 "$ctx/distroless/rootfs/tmp"
+	printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$ctx/distroless/rootfs/etc/passwd"
+	printf 'root:x:0:\nnonroot:x:65532:\n' >"$ctx/distroless/rootfs/etc/group"
+	cp /etc/ssl/certs/ca-certificates.crt "$ctx/distroless/rootfs/etc/ssl/certs/"
+	printf 'FROM scratch\nCOPY rootfs/ /\n' >"$ctx/distroless/Dockerfile"
+	build gcr.io/distroless/static:nonroot "$ctx/distroless/Dockerfile" "$ctx/distroless"
+
+	local tag
+	for tag in 1.28.0-alpine 1.29.1-alpine; do
+		stage "$ctx/nginx"
+		deb nginx "$ctx/nginx/deb"
+		local rootfs=$ctx/nginx/rootfs
+		mkdir -p "$rootfs/usr/sbin" "$rootfs/etc/nginx" "$rootfs/usr/share/nginx/html" "$rootfs/tmp"
+		chmod 1777 "$rootfs/tmp"
+		cp "$ctx/nginx/deb/usr/sbin/nginx" "$rootfs/usr/sbin/"
+		libs "$rootfs/usr/sbin/nginx" "$rootfs"
+		printf 'root:x:0:0:root:/root:/sbin/nologin\nnginx:x:101:101:nginx:/nonexistent:/sbin/nologin\n' >"$rootfs/etc/passwd"
+		printf 'root:x:0:\nnginx:x:101:\n' >"$rootfs/etc/group"
+		cat >"$rootfs/etc/nginx/nginx.conf" <<'EOF'
+worker_processes 1;
+pid /tmp/nginx.pid;
+error_log stderr notice;
+events { worker_connections 256; }
+http {
+    client_body_temp_path /tmp/client_temp;
+    proxy_temp_path /tmp/proxy_temp;
+    fastcgi_temp_path /tmp/fastcgi_temp;
+    uwsgi_temp_path /tmp/uwsgi_temp;
+    scgi_temp_path /tmp/scgi_temp;
+    access_log /dev/stdout;
+    default_type text/html;
+    server {
+        listen 8080;
+        root /usr/share/nginx/html;
+        location / { index index.html; }
+    }
+}
+EOF
+		printf '<!DOCTYPE html>\n<title>nginx-unprivileged %s</title>\n<p>Served by nginx-unprivileged:%s (a stand-in built by hack/images.sh).</p>\n' \
+			"$tag" "$tag" >"$rootfs/usr/share/nginx/html/index.html"
+		printf 'FROM scratch\nCOPY rootfs/ /\nEXPOSE 8080\nUSER 101:101\nSTOPSIGNAL SIGQUIT\nENTRYPOINT ["/usr/sbin/nginx", "-e", "stderr", "-g", "daemon off;"]\n' >"$ctx/nginx/Dockerfile"
+		build "docker.io/nginxinc/nginx-unprivileged:$tag" "$ctx/nginx/Dockerfile" "$ctx/nginx"
+	done
+
+	stage "$ctx/opm"
+	cp "$bin/static/opm" "$bin/grpc_health_probe" "$ctx/opm/"
+	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY opm grpc_health_probe /bin/\nUSER 1001\nENTRYPOINT ["/bin/opm"]\nCMD ["--help"]\n' >"$ctx/opm/Dockerfile"
+	build quay.io/operator-framework/opm:v1.65.0 "$ctx/opm/Dockerfile" "$ctx/opm"
+
+	stage "$ctx/olm"
+	cp "$bin/static/olm" "$bin/static/catalog" "$ctx/olm/"
+	cp "$bin/static/copy-content" "$ctx/olm/cpb"
+	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY olm catalog cpb /bin/\nUSER 1001\n' >"$ctx/olm/Dockerfile"
+	build quay.io/operator-framework/olm:v0.38.0 "$ctx/olm/Dockerfile" "$ctx/olm"
+
+	stage "$ctx/scorecard"
+	cp "$bin/scorecard-test" "$ctx/scorecard/"
+	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY scorecard-test /usr/local/bin/\nUSER 1001\nENTRYPOINT ["/usr/local/bin/scorecard-test"]\n' >"$ctx/scorecard/Dockerfile"
+	build quay.io/operator-framework/scorecard-test:v1.42.2 "$ctx/scorecard/Dockerfile" "$ctx/scorecard"
+
+	stage "$ctx/coredns"
+	cp "$bin/coredns" "$ctx/coredns/"
+	printf 'FROM scratch\nCOPY coredns /coredns\nUSER 65532:65532\nENTRYPOINT ["/coredns"]\n' >"$ctx/coredns/Dockerfile"
+	build registry.k8s.io/coredns/coredns:v1.13.1 "$ctx/coredns/Dockerfile" "$ctx/coredns"
+}
+
+# operator REF: the operator image. Its Dockerfile's build stage needs docker.io's golang
+# image and the internet; here the manager is built on the host with that stage's command,
+# and the Dockerfile's final stage, taken from the Dockerfile itself, copies it in.
+operator() {
+	local ctx=$state/ctx/operator
+	stage "$ctx"
+	(cd "$root" && CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w" -o "$ctx/manager" .)
+	sed -n '/^FROM gcr.io\/distroless/,$p' "$root/Dockerfile" |
+		sed 's|^COPY --from=builder /workspace/manager .|COPY manager .|' >"$ctx/Dockerfile"
+	grep -q '^COPY manager \.$' "$ctx/Dockerfile" || { echo "Dockerfile's final stage no longer copies /workspace/manager" >&2; exit 1; }
+	build "$1" "$ctx/Dockerfile" "$ctx"
+}
+
+case "${1:-}" in
+base) base ;;
+build) build "$2" "$3" "$4" ;;
+operator) operator "$2" ;;
+*) echo "usage: $0 base | build REF DOCKERFILE CONTEXT | operator REF" >&2; exit 2 ;;
+esac
