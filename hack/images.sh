@@ -23,7 +23,9 @@
 #                                         nginx-unprivileged); the page names the tag, so
 #                                         the two differ as an upgrade's operand does
 #   quay.io/operator-framework/opm:v1.65.0 bin/opm (static) + grpc_health_probe on busybox
-#   quay.io/operator-framework/olm:v0.38.0 olm, catalog and cpb (copy-content) on busybox
+#   quay.io/operator-framework/olm:v0.38.0 olm, catalog and cpb on busybox
+#   quay.io/example/empty-index:v1.65.0   no public counterpart: an empty file-based catalog
+#                                         on the opm image, operator-sdk run bundle's index
 #   quay.io/operator-framework/scorecard-test:v1.42.2
 #                                         scorecard-test at operator-sdk's version
 #   registry.k8s.io/coredns/coredns:v1.13.1 CoreDNS built from its module
@@ -101,6 +103,7 @@ base() {
 	done
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$ctx/busybox/rootfs/etc/passwd"
 	printf 'root:x:0:\nnobody:x:65534:\n' >"$ctx/busybox/rootfs/etc/group"
+	printf '127.0.0.1 localhost\n::1 localhost\n' >"$ctx/busybox/rootfs/etc/hosts"
 	printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nCMD ["sh"]\n' >"$ctx/busybox/Dockerfile"
 	build docker.io/library/busybox:1.35.0 "$ctx/busybox/Dockerfile" "$ctx/busybox"
 
@@ -153,11 +156,20 @@ EOF
 	stage "$ctx/opm"
 	cp "$bin/static/opm" "$bin/grpc_health_probe" "$ctx/opm/"
 	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY opm grpc_health_probe /bin/\nUSER 1001\nENTRYPOINT ["/bin/opm"]\nCMD ["--help"]\n' >"$ctx/opm/Dockerfile"
+	# :latest too: operator-sdk run bundle's default --index-image.
 	build quay.io/operator-framework/opm:v1.65.0 "$ctx/opm/Dockerfile" "$ctx/opm"
+	build quay.io/operator-framework/opm:latest "$ctx/opm/Dockerfile" "$ctx/opm"
+	# An empty file-based catalog on the opm image: what `operator-sdk run bundle` takes as
+	# --index-image where its default (opm:latest, pulled from quay.io by the CLI itself to
+	# read its labels) cannot be reached. Without the configs label, the CLI would take the
+	# image for a deprecated SQLite index.
+	mkdir -p "$ctx/opm/configs"
+	printf 'FROM quay.io/operator-framework/opm:v1.65.0\nCOPY configs /configs\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n' >"$ctx/opm/index.Dockerfile"
+	build quay.io/example/empty-index:v1.65.0 "$ctx/opm/index.Dockerfile" "$ctx/opm"
 
 	stage "$ctx/olm"
 	cp "$bin/static/olm" "$bin/static/catalog" "$ctx/olm/"
-	cp "$bin/static/copy-content" "$ctx/olm/cpb"
+	cp "$bin/static/cpb" "$ctx/olm/"
 	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY olm catalog cpb /bin/\nUSER 1001\n' >"$ctx/olm/Dockerfile"
 	build quay.io/operator-framework/olm:v0.38.0 "$ctx/olm/Dockerfile" "$ctx/olm"
 

@@ -139,10 +139,35 @@ metadata:
   name: global-operators
   namespace: operators
 OLM
+	if [ "$node_kind" = real ]; then
+		olm_in_cluster "$(dirname "$crds")/../upstream/quickstart/olm.yaml"
+		return
+	fi
 	# With CI set, the olm-operator's client panics on objects without the olm.managed label.
 	start_process olm env -u CI KUBECONFIG="$kubeconfig" "$bin/olm" --namespace olm --writeStatusName ""
 	start_process catalog env -u CI KUBECONFIG="$kubeconfig" "$bin/catalog" --namespace olm --kubeconfig "$kubeconfig"
 	echo "OLM is running; logs in $KWOK_WORKDIR/olm.log and $KWOK_WORKDIR/catalog.log"
+}
+
+# olm_in_cluster MANIFEST: OLM deployed from its release manifest (quickstart/olm.yaml of the
+# OLM module the Makefile builds) with two changes. Its images are named by tag, not by the
+# digest of the public image: hack/images.sh builds them here under those tags, and its
+# catalog-operator gets the opm image of the opm the Makefile builds. Its catalog-operator's
+# flags are written with one dash ('-namespace'), which that version's command line refuses:
+# they get two. The packageserver CSV
+# and the operatorhub.io CatalogSource are left out: the first serves the packagemanifests
+# API that no workflow here needs, the second a catalog from the internet.
+olm_in_cluster() {
+	local olm opm
+	olm=$(awk '$1=="github.com/operator-framework/operator-lifecycle-manager" {print $2; exit}' "$root/hack/tools/olm/go.mod")
+	opm=$(awk '$1=="github.com/operator-framework/operator-registry" {print $2; exit}' "$root/hack/tools/opm/go.mod")
+	awk 'BEGIN {RS = "---\n"; ORS = "---\n"} !/\nkind: (ClusterServiceVersion|CatalogSource)\n/' "$1" |
+		sed -e "s|quay.io/operator-framework/olm@sha256:[0-9a-f]*|quay.io/operator-framework/olm:$olm|g" \
+			-e "s|^\( *\)- -configmapServerImage=.*|&\n\1- --opmImage=quay.io/operator-framework/opm:$opm|" \
+			-e "s|^\( *- \)'\?-\([a-zA-Z][a-zA-Z-]*\)'\?\(=.*\)\?$|\1--\2\3|" |
+		"${kubectl[@]}" apply --server-side --force-conflicts -f - >/dev/null
+	"${kubectl[@]}" -n olm rollout status deployment/olm-operator deployment/catalog-operator --timeout=3m >/dev/null
+	echo "OLM $olm runs in the cluster (namespace olm)"
 }
 
 # start_process NAME CMD...: run CMD in the background unless it already runs, with its pid

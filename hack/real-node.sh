@@ -104,19 +104,31 @@ up() {
 
 	# The registry: the images of hack/images.sh, on the host's address so that pods
 	# (operator-sdk's registry pod, OLM's unpack Jobs) reach it too.
+	# It serves TLS, as registries do (operator-sdk checks an index image over HTTPS whatever
+	# its --use-http says), with a certificate of a CA of its own: clients on the host trust
+	# $dir/ca-bundle.crt (SSL_CERT_FILE), containerd the CA (hosts.toml).
 	registry_port=$(free_port)
 	echo "$ip:$registry_port" >"$dir/registry"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=foo-operator local registry CA" \
+		-keyout "$node/pki/registry-ca.key" -out "$node/pki/registry-ca.crt" 2>/dev/null
+	openssl req -new -newkey rsa:2048 -nodes -subj "/CN=$ip" -keyout "$node/pki/registry.key" \
+		-out "$node/pki/registry.csr" 2>/dev/null
+	openssl x509 -req -in "$node/pki/registry.csr" -CA "$node/pki/registry-ca.crt" -CAkey "$node/pki/registry-ca.key" \
+		-CAcreateserial -days 30 -extfile <(printf 'subjectAltName=IP:%s\n' "$ip") -out "$node/pki/registry.crt" 2>/dev/null
+	cat /etc/ssl/certs/ca-certificates.crt "$node/pki/registry-ca.crt" >"$dir/ca-bundle.crt"
 	cat >"$node/registry.yaml" <<EOF
 version: 0.1
 log: {level: warn}
 storage:
   filesystem: {rootdirectory: $bin/images/registry}
   delete: {enabled: true}
-http: {addr: "$ip:$registry_port"}
+http:
+  addr: "$ip:$registry_port"
+  tls: {certificate: $node/pki/registry.crt, key: $node/pki/registry.key}
 EOF
 	OTEL_TRACES_EXPORTER=none nohup "$bin/registry" serve "$node/registry.yaml" >"$node/registry.log" 2>&1 &
 	echo $! >"$node/registry.pid"
-	wait_for registry 30 curl -sf "http://$ip:$registry_port/v2/"
+	wait_for registry 30 curl -sf --cacert "$node/pki/registry-ca.crt" "https://$ip:$registry_port/v2/"
 	REGISTRY=$ip:$registry_port "$root/hack/images.sh" base
 
 	# containerd: every public registry the manifests name is mirrored by ours, with no
@@ -124,8 +136,8 @@ EOF
 	local reg
 	for reg in docker.io quay.io registry.k8s.io gcr.io "$ip:$registry_port"; do
 		mkdir -p "$node/certs.d/$reg"
-		printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n' \
-			"$ip:$registry_port" "$ip:$registry_port" >"$node/certs.d/$reg/hosts.toml"
+		printf 'server = "https://%s"\n\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n  ca = "%s"\n' \
+			"$ip:$registry_port" "$ip:$registry_port" "$node/pki/registry-ca.crt" >"$node/certs.d/$reg/hosts.toml"
 	done
 	cat >"$node/containerd.toml" <<EOF
 version = 2
@@ -389,7 +401,7 @@ down() {
 	done
 	ip link del "$bridge" 2>/dev/null || true
 	[ -f "$node/made-dirs" ] && xargs -r rmdir <"$node/made-dirs" 2>/dev/null || true
-	rm -rf "$node" "$dir/registry"
+	rm -rf "$node" "$dir/registry" "$dir/ca-bundle.crt"
 	[ -f "$owner" ] && [ "$(cat "$owner")" = "$dir" ] && rm -f "$owner"
 	echo "Real node $name is gone"
 }

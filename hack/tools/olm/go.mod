@@ -6,8 +6,8 @@ go 1.26
 
 tool (
 	github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
-	github.com/operator-framework/operator-lifecycle-manager/cmd/copy-content
 	github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+	github.com/operator-framework/operator-lifecycle-manager/util/cpb
 )
 
 require (
