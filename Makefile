@@ -180,8 +180,12 @@ catalog-push: ## Push the catalog image CATALOG_IMG (needs a container engine).
 
 ##@ Local cluster and end-to-end tests
 
+# LOCAL_CLUSTER_NODE is the local cluster's node: kwok (simulated, the default: make bench and
+# the chaos suite's thousands of pods) or real (kubelet and containerd: pods run; needs root).
+LOCAL_CLUSTER_NODE ?= kwok
+export LOCAL_CLUSTER_NODE
 .PHONY: cluster
-cluster: cluster-tools ## Start a local control plane with a simulated node (kwok); kubeconfig in .kwok/kubeconfig.
+cluster: cluster-tools $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node-tools) ## Start a local control plane with one node (LOCAL_CLUSTER_NODE: kwok or real); kubeconfig in .kwok/kubeconfig.
 	hack/local-cluster.sh up
 
 .PHONY: cluster-down
@@ -200,8 +204,9 @@ demo: cluster-tools ## Start a local cluster with OLM, install the operator from
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: cluster-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on a local cluster.
+test-e2e: cluster-tools node-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
+	go test -tags e2e ./test/node -v -timeout 40m -ginkgo.v
 
 # CHAOS_SHORT=1: the short version CI runs (30 s outages only, 1,000 Foos of load instead of 5,000).
 CHAOS_SHORT ?=
@@ -349,6 +354,44 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 
 .PHONY: cluster-tools
 cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).
+
+# What the real node (hack/real-node.sh) and its images (hack/images.sh) need beyond the
+# control plane: Debian's container runtime, and from Go modules the kubelet, kube-proxy,
+# CoreDNS, a registry, and statically linked builds of what goes into images.
+.PHONY: node-tools
+node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
+	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
+
+# NODE_PACKAGES are Debian's packages of a container runtime, at the versions tested: no Go
+# module builds containerd, runc and the CNI plugins as a distribution ships them.
+NODE_PACKAGES := containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 podman=4.3.1+ds1-8+deb12u1+b3 \
+	containernetworking-plugins=1.1.1+ds1-3+b5 iptables=1.8.9-2
+.PHONY: node-packages
+node-packages: ## Install Debian's containerd, runc, podman, CNI plugins and iptables at pinned versions (root), unless installed.
+	@dpkg-query -W -f '$${Package}=$${Version}\n' $(foreach p,$(NODE_PACKAGES),$(firstword $(subst =, ,$(p)))) 2>/dev/null | sort | \
+		diff -q - <(printf '%s\n' $(NODE_PACKAGES) | sort) >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] || { echo "node-packages: installing $(NODE_PACKAGES) needs root"; exit 1; }; \
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NODE_PACKAGES) >/dev/null; }
+
+$(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy): $(ENVTEST_ASSETS)/%: $(call tool-module,kube)
+	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/$*,-ldflags "$(K8S_LDFLAGS)")
+$(LOCALBIN)/coredns: $(call tool-module,coredns)
+	$(call go-build-tool,$@,coredns,github.com/coredns/coredns)
+$(LOCALBIN)/registry: $(call tool-module,registry)
+	$(call go-build-tool,$@,registry,github.com/distribution/distribution/v3/cmd/registry)
+$(LOCALBIN)/grpc_health_probe: export CGO_ENABLED = 0
+$(LOCALBIN)/grpc_health_probe: $(call tool-module,grpc-health-probe)
+	$(call go-build-tool,$@,grpc-health-probe,github.com/grpc-ecosystem/grpc-health-probe)
+# bin/static: statically linked, for images without a C library.
+$(addprefix $(LOCALBIN)/static/,olm catalog): export CGO_ENABLED = 0
+$(addprefix $(LOCALBIN)/static/,olm catalog): $(LOCALBIN)/static/%: $(call tool-module,olm)
+	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/$*)
+$(LOCALBIN)/static/cpb: export CGO_ENABLED = 0
+$(LOCALBIN)/static/cpb: $(call tool-module,olm)
+	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/util/cpb)
+# opm needs cgo (sqlite), so it is linked statically against glibc.
+$(LOCALBIN)/static/opm: $(call tool-module,opm)
+	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags json1$(,)containers_image_openpgp$(,)netgo$(,)osusergo -ldflags '-s -w -linkmode external -extldflags "-static"')
 
 $(METRICS_SERVER): $(call tool-module,metrics-server)
 	$(call go-build-tool,$@,metrics-server,sigs.k8s.io/metrics-server/cmd/metrics-server,-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)")

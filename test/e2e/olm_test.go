@@ -22,10 +22,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +50,7 @@ import (
 )
 
 const (
-	pkgName        = "foo-operator"
+	pkgName        = suite.Package
 	serviceAccount = "foo-operator-controller-manager"
 	csvV1          = "foo-operator.v0.1.0"
 	csvV2          = "foo-operator.v0.2.0"
@@ -71,7 +69,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 	BeforeAll(func() {
 		By("generating bundle v0.2.0 with operator-sdk, with a newer operand")
 		bundleV2 := filepath.Join(work, "bundle-v0.2.0")
-		generateBundle("0.2.0", bundleV2)
+		suite.GenerateBundle("0.2.0", bundleV2)
 		// v0.2.0 ships a newer operand (its RELATED_IMAGE_NGINX and relatedImages).
 		csvV2File := filepath.Join(bundleV2, "manifests", "foo-operator.clusterserviceversion.yaml")
 		raw, err := os.ReadFile(csvV2File)
@@ -82,8 +80,8 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		By("rendering catalogs with opm: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
 		// No bundle image: OLM installs from the catalog's inline objects (simulated pods
 		// cannot run a bundle-unpack Job).
-		catalogV1 = renderCatalog("catalog-v1", map[string]string{csvV1: filepath.Join(root, "bundle")})
-		catalogV2 = renderCatalog("catalog-v2", map[string]string{csvV1: filepath.Join(root, "bundle"), csvV2: bundleV2})
+		catalogV1 = suite.RenderCatalog(filepath.Join(work, "catalog-v1"), map[string]suite.Bundle{csvV1: {Dir: filepath.Join(root, "bundle")}})
+		catalogV2 = suite.RenderCatalog(filepath.Join(work, "catalog-v2"), map[string]suite.Bundle{csvV1: {Dir: filepath.Join(root, "bundle")}, csvV2: {Dir: bundleV2}})
 
 		By("serving catalog v1 with opm and registering it as a grpc CatalogSource")
 		serveCatalog("catalog-v1", catalogV1)
@@ -110,7 +108,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		By("approving the Subscription's InstallPlan")
 		approveInstallPlan(installNS, csvV1)
 
-		expectCSVSucceeded(installNS, csvV1)
+		suite.ExpectCSVSucceeded(k8s, installNS, csvV1)
 		AddReportEntry("install time", time.Since(began).Round(time.Second).String())
 
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -200,7 +198,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		serveCatalog("catalog-v2", catalogV2)
 		// Manual approval: approve the upgrade's InstallPlan.
 		approveInstallPlan(installNS, csvV2)
-		expectCSVSucceeded(installNS, csvV2)
+		suite.ExpectCSVSucceeded(k8s, installNS, csvV2)
 		AddReportEntry("upgrade time", time.Since(began).Round(time.Second).String())
 		Eventually(func(g Gomega) {
 			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: installNS, Name: csvV1}, &operatorsv1alpha1.ClusterServiceVersion{})
@@ -263,7 +261,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
 		})).To(Succeed())
 		subscribe(multiNS, operatorsv1alpha1.ApprovalAutomatic, "")
-		expectCSVSucceeded(multiNS, csvV2)
+		suite.ExpectCSVSucceeded(k8s, multiNS, csvV2)
 		expectScopedTo(multiNS, targets, []string{"team-c", "default"})
 
 		runOperatorAsInstalled(multiNS)
@@ -286,7 +284,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		began := time.Now()
 		subscribe(globalNS, operatorsv1alpha1.ApprovalAutomatic, "")
 		// The catalog now serves v0.2.0 at the head of stable.
-		expectCSVSucceeded(globalNS, csvV2)
+		suite.ExpectCSVSucceeded(k8s, globalNS, csvV2)
 		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(began).Round(time.Second).String())
 
 		runOperatorAsInstalled(globalNS)
@@ -307,52 +305,6 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		expectHPAScaling()
 	})
 })
-
-// generateBundle generates the bundle of version from config/manifests into dir, as make
-// bundle does.
-func generateBundle(version, dir string) {
-	GinkgoHelper()
-	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-	manifests := suite.Run(root, nil, filepath.Join(root, "bin", "kustomize"), "build", filepath.Join(root, "config", "manifests"))
-	// In dir: operator-sdk also writes bundle.Dockerfile to the working directory.
-	suite.Run(dir, strings.NewReader(manifests), filepath.Join(root, "bin", "operator-sdk"), "generate", "bundle", "-q", "--overwrite",
-		"--package", pkgName, "--version", version, "--channels=candidate,stable", "--default-channel=stable", "--output-dir", dir)
-	suite.Run(root, nil, filepath.Join(root, "bin", "operator-sdk"), "bundle", "validate", dir)
-}
-
-// renderCatalog writes a file-based catalog of the package with opm: the committed package
-// blob, each bundle by CSV name (rendered from its directory, so with no image), and the
-// channels candidate and stable, each bundle replacing the one before. It returns the
-// catalog's directory.
-func renderCatalog(name string, bundles map[string]string) string {
-	GinkgoHelper()
-	dir := filepath.Join(work, name)
-	pkgDir := filepath.Join(dir, pkgName)
-	Expect(os.MkdirAll(pkgDir, 0o755)).To(Succeed())
-	opm := filepath.Join(root, "bin", "opm")
-	pkg, err := os.ReadFile(filepath.Join(root, "catalog", pkgName, "package.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(filepath.Join(pkgDir, "package.yaml"), pkg, 0o644)).To(Succeed())
-
-	names := slices.Sorted(maps.Keys(bundles))
-	var channels strings.Builder
-	for _, channel := range []string{"candidate", "stable"} {
-		fmt.Fprintf(&channels, "---\nschema: olm.channel\npackage: %s\nname: %s\nentries:\n", pkgName, channel)
-		for i, csv := range names {
-			fmt.Fprintf(&channels, "- name: %s\n", csv)
-			if i > 0 {
-				fmt.Fprintf(&channels, "  replaces: %s\n", names[i-1])
-			}
-		}
-	}
-	Expect(os.WriteFile(filepath.Join(pkgDir, "channels.yaml"), []byte(channels.String()), 0o644)).To(Succeed())
-	for _, csv := range names {
-		rendered := suite.Run(root, nil, opm, "render", bundles[csv], "--output=yaml")
-		Expect(os.WriteFile(filepath.Join(pkgDir, csv+".yaml"), []byte(rendered), 0o644)).To(Succeed())
-	}
-	suite.Run(root, nil, opm, "validate", dir)
-	return dir
-}
 
 // subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.
 func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV string) {
@@ -434,15 +386,6 @@ func approveInstallPlan(ns, csv string) {
 		plan.Spec.Approved = true
 		g.Expect(k8s.Update(context.Background(), plan)).To(Succeed())
 	}).Should(Succeed())
-}
-
-func expectCSVSucceeded(ns, name string) {
-	GinkgoHelper()
-	Eventually(func(g Gomega) operatorsv1alpha1.ClusterServiceVersionPhase {
-		csv := &operatorsv1alpha1.ClusterServiceVersion{}
-		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, csv)).To(Succeed())
-		return csv.Status.Phase
-	}).Should(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
 }
 
 func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
@@ -563,33 +506,13 @@ func runningPods(g Gomega, ns, fooName string) []corev1.Pod {
 	return running
 }
 
-// dumpOLMStateOnFailure adds what OLM says about the install in ns to the report of a
-// failed spec.
+// dumpOLMStateOnFailure adds what OLM says about the install in ns, and its logs, to the
+// report of a failed spec.
 func dumpOLMStateOnFailure(ns string) {
+	suite.ReportOLMStateOnFailure(k8s, ns)
 	if !CurrentSpecReport().Failed() {
 		return
 	}
-	var out []any
-	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
-	if k8s.List(context.Background(), csvs, client.InNamespace(ns)) == nil {
-		for _, c := range csvs.Items {
-			out = append(out, map[string]any{"csv": c.Name, "phase": c.Status.Phase, "reason": c.Status.Reason, "message": c.Status.Message})
-		}
-	}
-	plans := &operatorsv1alpha1.InstallPlanList{}
-	if k8s.List(context.Background(), plans, client.InNamespace(ns)) == nil {
-		for _, p := range plans.Items {
-			out = append(out, map[string]any{"installPlan": p.Name, "phase": p.Status.Phase, "conditions": p.Status.Conditions})
-		}
-	}
-	subs := &operatorsv1alpha1.SubscriptionList{}
-	if k8s.List(context.Background(), subs, client.InNamespace(ns)) == nil {
-		for _, s := range subs.Items {
-			out = append(out, map[string]any{"subscription": s.Name, "state": s.Status.State, "conditions": s.Status.Conditions})
-		}
-	}
-	raw, _ := json.MarshalIndent(out, "", "  ")
-	AddReportEntry("OLM state", string(raw))
 	for _, name := range []string{"olm", "catalog"} {
 		log, _ := os.ReadFile(filepath.Join(cluster.Dir, name+".log"))
 		if len(log) > 20000 {

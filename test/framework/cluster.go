@@ -18,16 +18,21 @@ package framework
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// Cluster is a local cluster of hack/local-cluster.sh: a real control plane with simulated
-// nodes (kwok), and OLM if asked for.
+// Cluster is a local cluster of hack/local-cluster.sh: a real control plane with one node,
+// simulated (kwok) or real (kubelet and containerd, hack/real-node.sh), and OLM if asked for.
 type Cluster struct {
+	// RealNode makes its node one that runs containers, with a registry that mirrors the
+	// public registries the manifests name (hack/images.sh); false: a simulated node.
+	RealNode bool
 	// Dir holds its state and kubeconfig (LOCAL_CLUSTER_DIR); its name derives from it, so
 	// clusters of different directories run side by side.
 	Dir string
@@ -47,7 +52,10 @@ func AuditPolicyFile() string { return filepath.Join(Root(), "test", "framework"
 
 func (c *Cluster) script(verb string) error {
 	env := []string{"LOCAL_CLUSTER_DIR=" + c.Dir, "LOCAL_CLUSTER_AUDIT_POLICY=" + c.AuditPolicy,
-		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer)}
+		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=kwok"}
+	if c.RealNode {
+		env[len(env)-1] = "LOCAL_CLUSTER_NODE=real"
+	}
 	if c.NodePods > 0 {
 		env = append(env, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(c.NodePods))
 	}
@@ -85,4 +93,39 @@ func (c *Cluster) ComponentsDir() (string, error) {
 func (c *Cluster) AuditLog() (string, error) {
 	dir, err := c.ComponentsDir()
 	return filepath.Join(dir, "logs", "audit.log"), err
+}
+
+// Registry is the host:port of a real node's registry.
+func (c *Cluster) Registry() (string, error) {
+	raw, err := os.ReadFile(filepath.Join(c.Dir, "registry"))
+	return strings.TrimSpace(string(raw)), err
+}
+
+// CABundle is a file of the host's CA certificates and the registry's CA: clients that
+// pull from the registry on the host take it as SSL_CERT_FILE.
+func (c *Cluster) CABundle() string { return filepath.Join(c.Dir, "ca-bundle.crt") }
+
+// InRegistry is ref (quay.io/example/foo:v1) as the registry serves it
+// (<registry>/example/foo:v1): what the node pulls when a manifest names ref.
+func InRegistry(registry, ref string) string {
+	_, path, _ := strings.Cut(ref, "/")
+	return registry + "/" + path
+}
+
+// BuildImage builds image ref from dockerfile and context with podman and pushes it to the
+// cluster's registry (hack/images.sh build).
+func (c *Cluster) BuildImage(ref, dockerfile, context string) error {
+	return c.images("build", ref, dockerfile, context)
+}
+
+// BuildOperatorImage builds the operator's image as ref (hack/images.sh operator).
+func (c *Cluster) BuildOperatorImage(ref string) error { return c.images("operator", ref) }
+
+func (c *Cluster) images(args ...string) error {
+	registry, err := c.Registry()
+	if err != nil {
+		return err
+	}
+	_, err = Run(Root(), nil, []string{"REGISTRY=" + registry}, "hack/images.sh", args...)
+	return err
 }

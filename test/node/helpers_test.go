@@ -1,0 +1,190 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package node
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
+)
+
+// operatorSDK runs bin/operator-sdk against the cluster, trusting the registry's CA, and
+// returns its output; it fails the spec if the command fails.
+func operatorSDK(args ...string) string {
+	GinkgoHelper()
+	out, err := framework.Run(root, nil, []string{"KUBECONFIG=" + cluster.Kubeconfig(), "SSL_CERT_FILE=" + cluster.CABundle()},
+		filepath.Join(root, "bin", "operator-sdk"), args...)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// newNamespace creates a namespace named after prefix; restricted makes it enforce the Pod
+// Security "restricted" profile, as OpenShift and hardened clusters do.
+func newNamespace(prefix string, restricted bool) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if restricted {
+		ns.Labels = map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}
+	}
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}
+
+// expectOperatorRunning waits until the operator's Deployment in ns has one pod whose
+// container runs image, Ready (its readiness probe passes) and never restarted (its
+// liveness probe passes), with both probes as config/manager declares them.
+func expectOperatorRunning(ns, image string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		pods := &corev1.PodList{}
+		g.Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		var running []corev1.Pod
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				running = append(running, p)
+			}
+		}
+		g.Expect(running).To(HaveLen(1))
+		pod := running[0]
+		g.Expect(pod.Spec.Containers[0].Image).To(Equal(image))
+		g.Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
+		g.Expect(pod.Spec.Containers[0].LivenessProbe).NotTo(BeNil())
+		g.Expect(pod.Status.ContainerStatuses).To(HaveLen(1))
+		status := pod.Status.ContainerStatuses[0]
+		g.Expect(status.Ready).To(BeTrue(), "readiness probe")
+		g.Expect(status.RestartCount).To(BeZero(), "liveness probe")
+		g.Expect(status.State.Running).NotTo(BeNil())
+	}).Should(Succeed())
+}
+
+// createFoo creates a Foo whose Deployment has its name.
+func createFoo(ns, name string, replicas int32) *samplev1alpha1.Foo {
+	GinkgoHelper()
+	foo := &samplev1alpha1.Foo{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       samplev1alpha1.FooSpec{DeploymentName: name, Replicas: ptr.To(replicas)},
+	}
+	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
+	return foo
+}
+
+// expectServing waits until exactly n pods of foo are Ready and each answers GET / on its
+// pod IP with 200 and a page containing text, and the Foo reports n available replicas.
+func expectServing(foo *samplev1alpha1.Foo, n int, text string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		ips := readyPodIPs(g, foo)
+		g.Expect(ips).To(HaveLen(n))
+		for _, ip := range ips {
+			code, body := get(fmt.Sprintf("http://%s:8080/", ip))
+			g.Expect(code).To(Equal(http.StatusOK), ip)
+			g.Expect(body).To(ContainSubstring(text), ip)
+		}
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(got.Status.AvailableReplicas).To(BeEquivalentTo(n))
+	}).Should(Succeed())
+}
+
+// readyPodIPs are the IPs of foo's pods that are Ready and not being deleted.
+func readyPodIPs(g Gomega, foo *samplev1alpha1.Foo) []string {
+	pods := &corev1.PodList{}
+	g.Expect(k8s.List(context.Background(), pods, client.InNamespace(foo.Namespace),
+		client.MatchingLabels{"app": "nginx", "controller": foo.Name})).To(Succeed())
+	var ips []string
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
+				ips = append(ips, p.Status.PodIP)
+			}
+		}
+	}
+	return ips
+}
+
+// get is the status code and body of a GET of url (0 when it cannot connect).
+func get(url string) (int, string) {
+	c := http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// expectDeploymentImage waits until foo's Deployment runs image in all its replicas.
+func expectDeploymentImage(foo *samplev1alpha1.Foo, image string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(image))
+		g.Expect(d.Status.UpdatedReplicas).To(Equal(d.Status.Replicas))
+	}).Should(Succeed())
+}
+
+// expectOnlyDefaultsLeft waits until ns holds nothing but what every namespace has: no pod,
+// Deployment, Service, Secret or OLM object, no ConfigMap but kube-root-ca.crt and no
+// ServiceAccount but default.
+func expectOnlyDefaultsLeft(ns string) {
+	GinkgoHelper()
+	lists := map[string]client.ObjectList{
+		"pod": &corev1.PodList{}, "deployment": &appsv1.DeploymentList{}, "service": &corev1.ServiceList{},
+		"secret": &corev1.SecretList{}, "configmap": &corev1.ConfigMapList{}, "serviceaccount": &corev1.ServiceAccountList{},
+		"csv": &operatorsv1alpha1.ClusterServiceVersionList{}, "subscription": &operatorsv1alpha1.SubscriptionList{},
+		"installplan": &operatorsv1alpha1.InstallPlanList{}, "catalogsource": &operatorsv1alpha1.CatalogSourceList{},
+		"operatorgroup": &operatorsv1.OperatorGroupList{},
+	}
+	defaults := map[string]bool{"configmap/kube-root-ca.crt": true, "serviceaccount/default": true}
+	Eventually(func(g Gomega) []string {
+		var left []string
+		for kind, list := range lists {
+			g.Expect(k8s.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+			items, err := meta.ExtractList(list)
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, item := range items {
+				obj, err := meta.Accessor(item)
+				g.Expect(err).NotTo(HaveOccurred())
+				if name := kind + "/" + obj.GetName(); !defaults[name] {
+					left = append(left, name)
+				}
+			}
+		}
+		return left
+	}).Should(BeEmpty())
+}

@@ -1,0 +1,122 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package node runs what the operator's users run, on a local cluster whose node runs
+// containers (hack/real-node.sh): `operator-sdk run bundle` and `run bundle-upgrade`, an
+// install and upgrade from a catalog image, `operator-sdk scorecard`, and the operand
+// serving HTTP and scaled by a HorizontalPodAutoscaler on real CPU usage. The operator,
+// bundle and catalog images are built from the project's Dockerfiles. Run it with
+// `make test-e2e` (root: containerd, the kubelet and iptables need it).
+package node
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
+)
+
+const (
+	csvV1 = "foo-operator.v0.1.0"
+	csvV2 = "foo-operator.v0.2.0"
+	// operandV2 is v0.2.0's operand (RELATED_IMAGE_NGINX): its page names its tag, so an
+	// upgraded Foo is seen serving it.
+	operandV2 = "docker.io/nginxinc/nginx-unprivileged:1.29.1-alpine"
+	// The images as the bundle and the catalog name them; the registry mirrors their hosts.
+	operatorV1 = "quay.io/example/foo-operator:v0.1.0"
+	operatorV2 = "quay.io/example/foo-operator:v0.2.0"
+	bundleV1   = "quay.io/example/foo-operator-bundle:v0.1.0"
+	bundleV2   = "quay.io/example/foo-operator-bundle:v0.2.0"
+	catalogV1  = "quay.io/example/foo-operator-catalog:v0.1.0"
+	catalogV2  = "quay.io/example/foo-operator-catalog:v0.2.0"
+)
+
+var (
+	root      = framework.Root()
+	cluster   = &framework.Cluster{Dir: filepath.Join(root, ".kwok-node"), RealNode: true}
+	k8s       client.Client
+	clientset *kubernetes.Clientset
+	registry  string // host:port of the cluster's registry
+	work      string
+	// bundleV2Dir is the generated v0.2.0 bundle.
+	bundleV2Dir string
+)
+
+func TestNode(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(3 * time.Minute)
+	SetDefaultEventuallyPollingInterval(time.Second)
+	RunSpecs(t, "real node suite")
+}
+
+var _ = BeforeSuite(func() {
+	work = GinkgoT().TempDir()
+	By("checking that this machine can run containers")
+	suite.Run(root, nil, "hack/real-node.sh", "check")
+
+	By("starting a local cluster with a real node, and OLM in it")
+	Expect(cluster.Up()).To(Succeed())
+	DeferCleanup(func() { Expect(cluster.Down()).To(Succeed()) })
+	Expect(cluster.OLMUp()).To(Succeed())
+	cfg, err := cluster.Config()
+	Expect(err).NotTo(HaveOccurred())
+	k8s, clientset = suite.Clients(cfg, apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, samplev1alpha1.AddToScheme)
+	registry, err = cluster.Registry()
+	Expect(err).NotTo(HaveOccurred())
+
+	began := time.Now()
+	By("building the operator image from the Dockerfile's final stage, as v0.1.0 and v0.2.0")
+	Expect(cluster.BuildOperatorImage(operatorV1)).To(Succeed())
+	Expect(cluster.BuildOperatorImage(operatorV2)).To(Succeed())
+
+	By("building bundle v0.1.0 (bundle/) and v0.2.0 (generated, with a newer operand) from bundle.Dockerfile")
+	Expect(cluster.BuildImage(bundleV1, filepath.Join(root, "bundle.Dockerfile"), root)).To(Succeed())
+	v2 := filepath.Join(work, "v2")
+	bundleV2Dir = filepath.Join(v2, "bundle")
+	suite.GenerateBundle("0.2.0", bundleV2Dir)
+	csv := filepath.Join(bundleV2Dir, "manifests", "foo-operator.clusterserviceversion.yaml")
+	raw, err := os.ReadFile(csv)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
+	Expect(string(raw)).To(ContainSubstring(operatorV2))
+	Expect(os.WriteFile(csv, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
+	Expect(cluster.BuildImage(bundleV2, filepath.Join(root, "bundle.Dockerfile"), v2)).To(Succeed())
+
+	By("building catalog v0.1.0 (catalog/) and v0.2.0 (both bundles, v0.2.0 replacing v0.1.0) from catalog.Dockerfile")
+	Expect(cluster.BuildImage(catalogV1, filepath.Join(root, "catalog.Dockerfile"), root)).To(Succeed())
+	catalog := suite.RenderCatalog(filepath.Join(work, "catalog-v2", "catalog"), map[string]suite.Bundle{
+		csvV1: {Dir: filepath.Join(root, "bundle"), Image: bundleV1},
+		csvV2: {Dir: bundleV2Dir, Image: bundleV2},
+	})
+	Expect(cluster.BuildImage(catalogV2, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
+	AddReportEntry("image builds", time.Since(began).Round(time.Second).String())
+})

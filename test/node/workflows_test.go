@@ -1,0 +1,248 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
+)
+
+const fooCRD = "foos.samplecontroller.example.com"
+
+var _ = Describe("operator-sdk run bundle", Ordered, func() {
+	var ns string
+	var foo *samplev1alpha1.Foo
+
+	BeforeAll(func() { ns = newNamespace("sdk-run", true) })
+	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
+
+	It("installs v0.1.0 from the bundle image, the operator running in a container whose probes pass", func() {
+		began := time.Now()
+		operatorSDK("run", "bundle", framework.InRegistry(registry, bundleV1), "--namespace", ns,
+			// The CLI reads the index image's labels itself: its default (quay.io's
+			// opm:latest) is out of reach here, as on a disconnected cluster.
+			"--index-image", framework.InRegistry(registry, "quay.io/example/empty-index:v1.65.0"),
+			"--security-context-config", "restricted", "--timeout", "5m")
+		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
+		expectOperatorRunning(ns, operatorV1)
+		AddReportEntry("run bundle", time.Since(began).Round(time.Second).String())
+
+		foo = createFoo(ns, "sdk-foo", 2)
+		expectServing(foo, 2, "nginx-unprivileged 1.28.0-alpine")
+	})
+
+	It("upgrades to v0.2.0 with run bundle-upgrade, moving the Foo to v0.2.0's operand", func() {
+		began := time.Now()
+		operatorSDK("run", "bundle-upgrade", framework.InRegistry(registry, bundleV2), "--namespace", ns,
+			"--security-context-config", "restricted", "--timeout", "5m")
+		suite.ExpectCSVSucceeded(k8s, ns, csvV2)
+		expectOperatorRunning(ns, operatorV2)
+		expectDeploymentImage(foo, operandV2)
+		expectServing(foo, 2, "nginx-unprivileged 1.29.1-alpine")
+		AddReportEntry("run bundle-upgrade", time.Since(began).Round(time.Second).String())
+	})
+
+	It("leaves nothing behind after operator-sdk cleanup", func() {
+		began := time.Now()
+		operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
+		expectOnlyDefaultsLeft(ns)
+		Eventually(func() bool {
+			err := k8s.Get(context.Background(), client.ObjectKey{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})
+			return apierrors.IsNotFound(err)
+		}).Should(BeTrue(), "the CRD, and with it every Foo")
+		Eventually(func(g Gomega) []string {
+			roles := &metav1.PartialObjectMetadataList{}
+			roles.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleList"))
+			g.Expect(k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner.namespace": ns})).To(Succeed())
+			var names []string
+			for _, r := range roles.Items {
+				names = append(names, r.Name)
+			}
+			return names
+		}).Should(BeEmpty(), "the cluster roles OLM made for the CSV")
+		AddReportEntry("cleanup", time.Since(began).Round(time.Second).String())
+	})
+})
+
+var _ = Describe("The operator installed from a catalog image", Ordered, func() {
+	var ns, fooNS string
+	var foo *samplev1alpha1.Foo
+
+	BeforeAll(func() {
+		ns, fooNS = newNamespace("catalog", true), newNamespace("foos", true)
+		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
+			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: ns},
+			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{fooNS}},
+		})).To(Succeed())
+	})
+	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
+
+	It("installs v0.1.0 through OLM's registry pod and bundle-unpack Job", func() {
+		began := time.Now()
+		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
+			ObjectMeta: metav1.ObjectMeta{Name: "foo-catalog", Namespace: ns},
+			Spec: operatorsv1alpha1.CatalogSourceSpec{
+				SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV1, DisplayName: "Foo Operator",
+				GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
+			},
+		})).To(Succeed())
+		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				Package: suite.Package, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: ns,
+				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			},
+		})).To(Succeed())
+		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
+		expectOperatorRunning(ns, operatorV1)
+		AddReportEntry("catalog install", time.Since(began).Round(time.Second).String())
+
+		By("checking that OLM unpacked the bundle image with a Job")
+		jobs := &metav1.PartialObjectMetadataList{}
+		jobs.SetGroupVersionKind(batchv1.SchemeGroupVersion.WithKind("JobList"))
+		Expect(k8s.List(context.Background(), jobs, client.InNamespace(ns))).To(Succeed())
+		Expect(jobs.Items).NotTo(BeEmpty())
+	})
+
+	It("runs a Foo whose pods serve HTTP, follow kubectl scale foo and heal", func() {
+		foo = createFoo(fooNS, "web", 2)
+		expectServing(foo, 2, "nginx-unprivileged 1.28.0-alpine")
+
+		By("scaling the Foo through its scale subresource, as kubectl scale foo does")
+		suite.Run(root, nil, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", cluster.Kubeconfig(),
+			"scale", "foo", foo.Name, "-n", fooNS, "--replicas=3")
+		expectServing(foo, 3, "nginx-unprivileged")
+
+		By("deleting a pod")
+		pods := &corev1.PodList{}
+		Expect(k8s.List(context.Background(), pods, client.InNamespace(fooNS), client.MatchingLabels{"controller": foo.Name})).To(Succeed())
+		Expect(k8s.Delete(context.Background(), &pods.Items[0])).To(Succeed())
+		Eventually(func(g Gomega) []string { return readyPodIPs(g, foo) }).ShouldNot(ContainElement(pods.Items[0].Status.PodIP))
+		expectServing(foo, 3, "nginx-unprivileged")
+	})
+
+	It("upgrades to v0.2.0 through the channel when the catalog image moves on, keeping the Foo", func() {
+		began := time.Now()
+		cs := &operatorsv1alpha1.CatalogSource{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "foo-catalog"}, cs)).To(Succeed())
+		patch := client.MergeFrom(cs.DeepCopy())
+		cs.Spec.Image = catalogV2
+		Expect(k8s.Patch(context.Background(), cs, patch)).To(Succeed())
+		suite.ExpectCSVSucceeded(k8s, ns, csvV2)
+		expectOperatorRunning(ns, operatorV2)
+		expectDeploymentImage(foo, operandV2)
+		expectServing(foo, 3, "nginx-unprivileged 1.29.1-alpine")
+		AddReportEntry("catalog upgrade", time.Since(began).Round(time.Second).String())
+	})
+
+	It("scales a Foo with a HorizontalPodAutoscaler on its pods' real CPU usage", func() {
+		expectHPAScalesOnLoad(foo)
+	})
+})
+
+var _ = Describe("operator-sdk scorecard", Ordered, func() {
+	var ns string
+	BeforeAll(func() { ns = newNamespace("scorecard", false) })
+
+	// scorecard runs the tests of the bundle's config.yaml in pods and returns each test's
+	// state by name.
+	scorecard := func(bundle string) map[string]string {
+		GinkgoHelper()
+		out, _ := framework.Run(root, nil, []string{"KUBECONFIG=" + cluster.Kubeconfig()}, filepath.Join(root, "bin", "operator-sdk"),
+			"scorecard", bundle, "--namespace", ns, "--output", "json", "--wait-time", "3m",
+			// Its defaults are quay.io images pinned by digest, which no mirror can serve under
+			// that digest: a disconnected user names their mirror's images.
+			"--untar-image", "docker.io/library/busybox:1.35.0", "--storage-image", "docker.io/library/busybox:1.35.0")
+		var list struct {
+			Items []struct {
+				Spec struct {
+					Image string `json:"image"`
+				} `json:"spec"`
+				Status struct {
+					Results []struct {
+						Name   string   `json:"name"`
+						State  string   `json:"state"`
+						Log    string   `json:"log"`
+						Errors []string `json:"errors"`
+					} `json:"results"`
+				} `json:"status"`
+			} `json:"items"`
+		}
+		Expect(json.Unmarshal([]byte(out), &list)).To(Succeed(), out)
+		states := map[string]string{}
+		for _, item := range list.Items {
+			Expect(item.Spec.Image).To(Equal("quay.io/operator-framework/scorecard-test:v1.42.2"))
+			for _, r := range item.Status.Results {
+				states[r.Name] = r.State
+			}
+		}
+		return states
+	}
+
+	It("passes every test of bundle/tests/scorecard/config.yaml, each in its pod", func() {
+		began := time.Now()
+		states := scorecard(filepath.Join(root, "bundle"))
+		Expect(states).To(HaveLen(6))
+		for name, state := range states {
+			Expect(state).To(Equal("pass"), name)
+		}
+		AddReportEntry("scorecard", time.Since(began).Round(time.Second).String())
+	})
+
+	It("fails basic-check-spec on a bundle whose example Foo has no spec", func() {
+		broken := filepath.Join(GinkgoT().TempDir(), "bundle")
+		suite.Run(root, nil, "cp", "-r", filepath.Join(root, "bundle"), broken)
+		csv := filepath.Join(broken, "manifests", "foo-operator.clusterserviceversion.yaml")
+		raw, err := os.ReadFile(csv)
+		Expect(err).NotTo(HaveOccurred())
+		example := `"spec": {
+          "deploymentName": "example-foo",
+          "replicas": 1
+        }`
+		Expect(string(raw)).To(ContainSubstring(example))
+		Expect(os.WriteFile(csv, []byte(strings.Replace(string(raw), example, `"spec": {}`, 1)), 0o644)).To(Succeed())
+
+		states := scorecard(broken)
+		Expect(states).To(HaveKeyWithValue("spec-block-exists", "fail"))
+		delete(states, "spec-block-exists")
+		for name, state := range states {
+			Expect(state).To(Equal("pass"), name)
+		}
+	})
+})
