@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The one-command demo: a local cluster with OLM, the operator installed from its catalog
-# through a Subscription, the operator's code running as a local process with the service
-# account OLM created for it, and the sample Foo. `make demo-down` removes everything.
+# through a Subscription, and the sample Foo. `make demo-down` removes everything.
+#
+# DEMO_NODE picks the node: real (the default where this machine can run containers: the
+# catalog, bundle and operator images built here, the operator in its pod, the sample Foo's
+# nginx answering curl) or kwok (a simulated node: pods run nothing, so the operator's code
+# runs as a local process with the service account OLM created for it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -10,6 +14,107 @@ kubeconfig=$work/kubeconfig
 kubectl() { "$root/bin/kubectl" --kubeconfig "$kubeconfig" "$@"; }
 step() { printf '\n==> %s\n' "$*"; }
 ns=foo-operator-demo
+
+node=${DEMO_NODE:-real}
+if [ "$node" = real ] && ! why=$(hack/real-node.sh check 2>&1); then
+	printf '\n==> This machine cannot run containers, so the demo falls back to the simulated node (kwok):\n    %s\n' "$why"
+	node=kwok
+fi
+export LOCAL_CLUSTER_NODE=$node
+
+# subscribe SOURCE: the namespace (Pod Security restricted), an OperatorGroup for it and a
+# Subscription to the operator's stable channel from CatalogSource SOURCE of namespace olm;
+# then wait for the CSV.
+subscribe() {
+	kubectl apply --server-side -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $ns
+  labels:
+    pod-security.kubernetes.io/enforce: restricted
+---
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata:
+  name: foo-operator
+  namespace: $ns
+spec:
+  targetNamespaces: [$ns]
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata:
+  name: foo-operator
+  namespace: $ns
+spec:
+  name: foo-operator
+  channel: stable
+  source: $1
+  sourceNamespace: olm
+  installPlanApproval: Automatic
+YAML
+	csv=""
+	for _ in $(seq 1 300); do
+		csv=$(kubectl get subscription foo-operator -n "$ns" -o jsonpath='{.status.installedCSV}' 2>/dev/null || true)
+		phase=$(kubectl get csv "$csv" -n "$ns" -o jsonpath='{.status.phase}' 2>/dev/null || true)
+		[ "$phase" = Succeeded ] && break
+		sleep 1
+	done
+	[ "$phase" = Succeeded ] || { echo "CSV did not succeed: bin/kubectl --kubeconfig $kubeconfig get subscription,installplan,csv -n $ns -o yaml" >&2; exit 1; }
+	echo "CSV $csv Succeeded"
+}
+
+if [ "$node" = real ]; then
+	step "Starting the local cluster with a real node (kubelet, containerd), and OLM in it"
+	hack/local-cluster.sh up
+	hack/local-cluster.sh olm-up
+	registry=$(cat "$work/registry")
+
+	step "Building the operator, bundle and catalog images and pushing them to the node's registry ($registry)"
+	# Under the names the bundle and catalog ship (quay.io/example/...): the registry mirrors quay.io.
+	REGISTRY=$registry hack/images.sh operator quay.io/example/foo-operator:v0.1.0
+	REGISTRY=$registry hack/images.sh build quay.io/example/foo-operator-bundle:v0.1.0 bundle.Dockerfile .
+	REGISTRY=$registry hack/images.sh build quay.io/example/foo-operator-catalog:v0.1.0 catalog.Dockerfile .
+
+	step "Installing the operator through OLM from the catalog image (CatalogSource, OperatorGroup, Subscription)"
+	kubectl apply --server-side -f - >/dev/null <<YAML
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata:
+  name: foo-operator-catalog
+  namespace: olm
+spec:
+  sourceType: grpc
+  image: quay.io/example/foo-operator-catalog:v0.1.0
+  displayName: Foo Operator (local)
+  grpcPodConfig: {securityContextConfig: restricted}
+YAML
+	subscribe foo-operator-catalog
+	kubectl rollout status deployment/foo-operator-controller-manager -n "$ns" --timeout=180s
+
+	step "Applying the sample Foo"
+	kubectl apply -n "$ns" -f config/samples/samplecontroller_v1alpha1_foo.yaml
+	kubectl wait foo/example-foo -n "$ns" --for=condition=Available --timeout=180s
+
+	step "What a user sees"
+	kubectl get csv,foo,deploy,pods -n "$ns" -o wide
+	ip=$(kubectl get pods -n "$ns" -l controller=example-foo -o jsonpath='{.items[0].status.podIP}')
+	step "curl http://$ip:8080/ (the sample Foo's nginx, from its pod IP)"
+	curl -sS --max-time 5 "http://$ip:8080/"
+
+	cat <<EOT
+
+The demo cluster is running on a real node. Try:
+  export KUBECONFIG=$kubeconfig
+  bin/kubectl scale foo example-foo -n $ns --replicas=3
+  bin/kubectl get pods -n $ns -l controller=example-foo -o wide   # curl each pod IP on port 8080
+  bin/kubectl logs -n $ns deployment/foo-operator-controller-manager
+  bin/kubectl describe foo example-foo -n $ns
+Remove it all: make demo-down
+EOT
+	exit 0
+fi
 
 step "Starting the local cluster (kwok, simulated node) and OLM"
 hack/local-cluster.sh up
@@ -42,43 +147,8 @@ spec:
   sourceType: grpc
   address: 127.0.0.1:$port
   displayName: Foo Operator (local)
----
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: $ns
-  labels:
-    pod-security.kubernetes.io/enforce: restricted
----
-apiVersion: operators.coreos.com/v1
-kind: OperatorGroup
-metadata:
-  name: foo-operator
-  namespace: $ns
-spec:
-  targetNamespaces: [$ns]
----
-apiVersion: operators.coreos.com/v1alpha1
-kind: Subscription
-metadata:
-  name: foo-operator
-  namespace: $ns
-spec:
-  name: foo-operator
-  channel: stable
-  source: foo-operator-catalog
-  sourceNamespace: olm
-  installPlanApproval: Automatic
 YAML
-csv=""
-for _ in $(seq 1 180); do
-	csv=$(kubectl get subscription foo-operator -n "$ns" -o jsonpath='{.status.installedCSV}' 2>/dev/null || true)
-	phase=$(kubectl get csv "$csv" -n "$ns" -o jsonpath='{.status.phase}' 2>/dev/null || true)
-	[ "$phase" = Succeeded ] && break
-	sleep 1
-done
-[ "$phase" = Succeeded ] || { echo "CSV did not succeed; see $work/olm.log and $work/catalog.log" >&2; exit 1; }
-echo "CSV $csv Succeeded"
+subscribe foo-operator-catalog
 
 step "Running the operator's code with the service account and environment OLM gave it"
 go build -o bin/manager .

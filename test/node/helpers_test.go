@@ -31,6 +31,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -187,4 +188,23 @@ func expectOnlyDefaultsLeft(ns string) {
 		}
 		return left
 	}).Should(BeEmpty())
+}
+
+// expectUnpackJob checks that OLM ran a bundle-unpack Job in ns that pulled bundle and
+// succeeded.
+func expectUnpackJob(ns, bundle string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		jobs := &batchv1.JobList{}
+		g.Expect(k8s.List(context.Background(), jobs, client.InNamespace(ns), client.HasLabels{"operatorframework.io/bundle-unpack-ref"})).To(Succeed())
+		var succeeded []string
+		for _, j := range jobs.Items {
+			for _, c := range j.Spec.Template.Spec.InitContainers {
+				if c.Image == bundle && j.Status.Succeeded > 0 {
+					succeeded = append(succeeded, j.Name)
+				}
+			}
+		}
+		g.Expect(succeeded).To(HaveLen(1), "a completed unpack Job of %s", bundle)
+	}).Should(Succeed())
 }

@@ -106,9 +106,12 @@ var _ = BeforeSuite(func() {
 	csv := filepath.Join(bundleV2Dir, "manifests", "foo-operator.clusterserviceversion.yaml")
 	raw, err := os.ReadFile(csv)
 	Expect(err).NotTo(HaveOccurred())
+	// config/manager names v0.1.0's operator image (make bundle sets it from IMG): v0.2.0
+	// runs its own, and a newer operand.
 	Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
-	Expect(string(raw)).To(ContainSubstring(operatorV2))
-	Expect(os.WriteFile(csv, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
+	Expect(string(raw)).To(ContainSubstring(operatorV1))
+	upgraded := strings.NewReplacer(controllers.DefaultOperandImage, operandV2, operatorV1, operatorV2).Replace(string(raw))
+	Expect(os.WriteFile(csv, []byte(upgraded), 0o644)).To(Succeed())
 	Expect(cluster.BuildImage(bundleV2, filepath.Join(root, "bundle.Dockerfile"), v2)).To(Succeed())
 
 	By("building catalog v0.1.0 (catalog/) and v0.2.0 (both bundles, v0.2.0 replacing v0.1.0) from catalog.Dockerfile")
