@@ -29,6 +29,8 @@
 #   quay.io/operator-framework/scorecard-test:v1.42.2
 #                                         scorecard-test at operator-sdk's version
 #   registry.k8s.io/coredns/coredns:v1.13.1 CoreDNS built from its module
+#   registry.access.redhat.com/ubi9/ubi:9.7 the busybox above (operator-sdk run bundle's
+#                                         decompression image: sh, cat, gzip)
 #   gcr.io/distroless/static:nonroot      /etc/passwd and /etc/group with nonroot (65532)
 #                                         and the host's CA certificates
 set -euo pipefail
@@ -106,6 +108,11 @@ base() {
 	printf '127.0.0.1 localhost\n::1 localhost\n' >"$ctx/busybox/rootfs/etc/hosts"
 	printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nCMD ["sh"]\n' >"$ctx/busybox/Dockerfile"
 	build docker.io/library/busybox:1.35.0 "$ctx/busybox/Dockerfile" "$ctx/busybox"
+
+	# operator-sdk run bundle's --decompression-image default: its registry pod's init
+	# container needs sh, cat and gzip, which busybox has.
+	printf 'FROM docker.io/library/busybox:1.35.0\n' >"$ctx/busybox/ubi.Dockerfile"
+	build registry.access.redhat.com/ubi9/ubi:9.7 "$ctx/busybox/ubi.Dockerfile" "$ctx/busybox"
 
 	stage "$ctx/distroless"
 	mkdir -p "$ctx/distroless/rootfs/etc/ssl/certs" "$ctx/distroless/rootfs/tmp"

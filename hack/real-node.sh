@@ -131,10 +131,10 @@ EOF
 	wait_for registry 30 curl -sf --cacert "$node/pki/registry-ca.crt" "https://$ip:$registry_port/v2/"
 	REGISTRY=$ip:$registry_port "$root/hack/images.sh" base
 
-	# containerd: every public registry the manifests name is mirrored by ours, with no
-	# fallback to the real one (traffic stays on this machine).
+	# containerd: every registry is mirrored by ours (_default: any registry not named here),
+	# with no fallback to the real one, so that traffic stays on this machine.
 	local reg
-	for reg in docker.io quay.io registry.k8s.io gcr.io "$ip:$registry_port"; do
+	for reg in _default docker.io quay.io registry.k8s.io gcr.io registry.access.redhat.com "$ip:$registry_port"; do
 		mkdir -p "$node/certs.d/$reg"
 		printf 'server = "https://%s"\n\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n  ca = "%s"\n' \
 			"$ip:$registry_port" "$ip:$registry_port" "$node/pki/registry-ca.crt" >"$node/certs.d/$reg/hosts.toml"

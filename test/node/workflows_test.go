@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -36,6 +35,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/test/framework"
@@ -231,20 +231,24 @@ var _ = Describe("operator-sdk scorecard", Ordered, func() {
 		AddReportEntry("scorecard", time.Since(began).Round(time.Second).String())
 	})
 
-	It("fails basic-check-spec on a bundle whose example Foo has no spec", func() {
+	It("fails olm-spec-descriptors, and only it, on a bundle whose CSV lost its spec descriptors", func() {
 		broken := filepath.Join(GinkgoT().TempDir(), "bundle")
 		suite.Run(root, nil, "cp", "-r", filepath.Join(root, "bundle"), broken)
-		csv := filepath.Join(broken, "manifests", "foo-operator.clusterserviceversion.yaml")
-		raw, err := os.ReadFile(csv)
+		file := filepath.Join(broken, "manifests", "foo-operator.clusterserviceversion.yaml")
+		raw, err := os.ReadFile(file)
 		Expect(err).NotTo(HaveOccurred())
-		// The example Foo's spec in alm-examples, emptied.
-		spec := regexp.MustCompile(`"spec": \{[^}]*"deploymentName": "example-foo"[^}]*\}`)
-		Expect(spec.FindAllString(string(raw), -1)).To(HaveLen(1))
-		Expect(os.WriteFile(csv, spec.ReplaceAll(raw, []byte(`"spec": {}`)), 0o644)).To(Succeed())
+		csv := &operatorsv1alpha1.ClusterServiceVersion{}
+		Expect(yaml.UnmarshalStrict(raw, csv)).To(Succeed())
+		Expect(csv.Spec.CustomResourceDefinitions.Owned[0].SpecDescriptors).NotTo(BeEmpty())
+		csv.Spec.CustomResourceDefinitions.Owned[0].SpecDescriptors = nil
+		raw, err = yaml.Marshal(csv)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(file, raw, 0o644)).To(Succeed())
 
 		states := scorecard(broken)
-		Expect(states).To(HaveKeyWithValue("spec-block-exists", "fail"))
-		delete(states, "spec-block-exists")
+		Expect(states).To(HaveLen(6))
+		Expect(states).To(HaveKeyWithValue("olm-spec-descriptors", "fail"))
+		delete(states, "olm-spec-descriptors")
 		for name, state := range states {
 			Expect(state).To(Equal("pass"), name)
 		}
