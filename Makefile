@@ -207,7 +207,7 @@ demo: cluster-tools $(if $(filter real,$(DEMO_NODE)),node-tools) ## Start a loca
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: cluster-tools node-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
+test-e2e: node-check cluster-tools node-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	go test -tags e2e ./test/node -v -timeout 40m -ginkgo.v
 
@@ -364,6 +364,10 @@ cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controlle
 .PHONY: node-tools
 node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
 	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
+
+.PHONY: node-check
+node-check: node-packages ## Stop at once, with one line saying what is missing, where this machine cannot run containers.
+	@hack/real-node.sh check
 
 # NODE_PACKAGES are Debian's packages of a container runtime, at the versions tested: no Go
 # module builds containerd, runc and the CNI plugins as a distribution ships them.

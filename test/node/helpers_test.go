@@ -24,6 +24,9 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -86,20 +89,55 @@ func expectOperatorRunning(ns, image string) {
 		g.Expect(pod.Status.ContainerStatuses).To(HaveLen(1))
 		status := pod.Status.ContainerStatuses[0]
 		g.Expect(status.Ready).To(BeTrue(), "readiness probe")
-		g.Expect(status.RestartCount).To(BeZero(), "liveness probe")
 		g.Expect(status.State.Running).NotTo(BeNil())
+		g.Expect(status.RestartCount).To(BeZero())
+		// Ready proves the readiness probe; the liveness probe (15 s initial delay) is seen
+		// passing in the kubelet's own probe counters.
+		g.Expect(probeSuccesses(g, pod, "Liveness")).To(BeNumerically(">", 0), "liveness probe")
 	}).Should(Succeed())
 }
 
+// probeSuccesses is how many probes of probeType (Liveness, Readiness) of pod's first
+// container succeeded, as the kubelet counts them (prober_probe_total of its
+// /metrics/probes, read through the API server's node proxy).
+func probeSuccesses(g Gomega, pod corev1.Pod, probeType string) int {
+	raw, err := clientset.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", pod.Spec.NodeName, "proxy", "metrics", "probes").
+		DoRaw(context.Background())
+	g.Expect(err).NotTo(HaveOccurred())
+	labels := []string{`container="` + pod.Spec.Containers[0].Name + `"`, `namespace="` + pod.Namespace + `"`,
+		`pod="` + pod.Name + `"`, `probe_type="` + probeType + `"`, `result="successful"`}
+	for _, line := range strings.Split(string(raw), "\n") {
+		series, value, ok := strings.Cut(line, "} ")
+		if !ok || !strings.HasPrefix(series, "prober_probe_total{") {
+			continue
+		}
+		if slices.ContainsFunc(labels, func(l string) bool { return !strings.Contains(series, l) }) {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		g.Expect(err).NotTo(HaveOccurred())
+		return int(n)
+	}
+	return 0
+}
+
 // createFoo creates a Foo whose Deployment has its name.
-func createFoo(ns, name string, replicas int32) *samplev1alpha1.Foo {
+func createFoo(ns, name string, replicas int32, opts ...func(*samplev1alpha1.Foo)) *samplev1alpha1.Foo {
 	GinkgoHelper()
 	foo := &samplev1alpha1.Foo{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec:       samplev1alpha1.FooSpec{DeploymentName: name, Replicas: ptr.To(replicas)},
 	}
+	for _, opt := range opts {
+		opt(foo)
+	}
 	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 	return foo
+}
+
+// withImage sets the Foo's operand image.
+func withImage(image string) func(*samplev1alpha1.Foo) {
+	return func(foo *samplev1alpha1.Foo) { foo.Spec.Image = image }
 }
 
 // expectServing waits until exactly n pods of foo are Ready and each answers GET / on its

@@ -33,6 +33,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -160,6 +161,42 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 		Expect(k8s.Delete(context.Background(), &pods.Items[0])).To(Succeed())
 		Eventually(func(g Gomega) []string { return readyPodIPs(g, foo) }).ShouldNot(ContainElement(pods.Items[0].Status.PodIP))
 		expectServing(foo, 3, "nginx-unprivileged")
+	})
+
+	It("reports a Foo whose pods never become ready as unavailable, and available once they serve", func() {
+		// A tag no registry has (a typo): the node's pulls fail (at the local mirror) and the
+		// pods never become Ready.
+		broken := createFoo(fooNS, "broken", 2, withImage("docker.io/nginxinc/nginx-unprivileged:0.0.0-missing"))
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(broken), got)).To(Succeed())
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+			g.Expect(got.Status.AvailableReplicas).To(BeZero())
+			available := meta.FindStatusCondition(got.Status.Conditions, samplev1alpha1.AvailableCondition)
+			g.Expect(available).NotTo(BeNil())
+			g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeFalse())
+			pods := &corev1.PodList{}
+			g.Expect(k8s.List(context.Background(), pods, client.InNamespace(fooNS), client.MatchingLabels{"controller": broken.Name})).To(Succeed())
+			g.Expect(pods.Items).To(HaveLen(2))
+			for _, p := range pods.Items {
+				g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+				g.Expect(p.Status.ContainerStatuses[0].State.Waiting).NotTo(BeNil())
+				g.Expect(p.Status.ContainerStatuses[0].State.Waiting.Reason).To(BeElementOf("ErrImagePull", "ImagePullBackOff"))
+			}
+		}).Should(Succeed())
+
+		By("giving it the default operand")
+		patch := client.MergeFrom(broken.DeepCopy())
+		broken.Spec.Image = ""
+		Expect(k8s.Patch(context.Background(), broken, patch)).To(Succeed())
+		expectServing(broken, 2, "nginx-unprivileged 1.28.0-alpine")
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(broken), got)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+		}).Should(Succeed())
+		Expect(k8s.Delete(context.Background(), broken)).To(Succeed())
 	})
 
 	It("upgrades to v0.2.0 through the channel when the catalog image moves on, keeping the Foo", func() {
