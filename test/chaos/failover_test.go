@@ -74,7 +74,7 @@ func faultSpecs() {
 		figures.add(scenario, "Foos converged", fmt.Sprintf("%d of %d", n, n))
 	})
 
-	It("converges every Foo exactly once through ten SIGKILLs at random moments", func() {
+	It("converges every Foo exactly once through ten SIGKILLs at random moments", Slow, func() {
 		const scenario, n, kills = "2. Crash loop: 10 SIGKILLs at random moments while 1,000 Foos converge", 1000, 10
 		ns := newNamespace("crash-loop")
 		createFoos(ns, n)

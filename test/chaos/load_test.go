@@ -44,7 +44,7 @@ import (
 
 // loadSpecs are scenario 7: 5,000 Foos in 50 namespaces (1,000 in 10 with CHAOS_SHORT).
 func loadSpecs() {
-	It("converges thousands of Foos within its shipped memory limit, with the requests they need and no more", func() {
+	It("converges thousands of Foos within its shipped memory limit, with the requests they need and no more", Slow, func() {
 		namespaces := 50
 		if short() {
 			namespaces = 10

@@ -61,7 +61,12 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		phase, n = "converging", 200
 	}
 	scenario := fmt.Sprintf("3. %s stopped for %v while %d Foos are %s", component, outage, n, phase)
-	It(fmt.Sprintf("recovers from %s stopped for %v while Foos are %s, restarting as its pod would", component, outage, phase), func() {
+	// CI runs one outage of each component (Slow leaves the others to the full suite).
+	var labels []any
+	if component == "kube-apiserver" && !converging || component == "etcd" && converging {
+		labels = append(labels, Slow)
+	}
+	It(fmt.Sprintf("recovers from %s stopped for %v while Foos are %s, restarting as its pod would", component, outage, phase), append(labels, func() {
 		name := fmt.Sprintf("outage-%s-%s-%s", strings.TrimPrefix(component, "kube-"), outage, phase)
 		ns := newNamespace(name)
 		operator := supervise("manager-" + name)
@@ -116,7 +121,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		// leaders from running: more than one per outage would be a restart storm.
 		Expect(operator.restarts()).To(BeNumerically("<=", 1))
 		figures.add(scenario, "operator restarts (it exits when it cannot renew its Lease)", operator.restarts())
-	})
+	})...)
 }
 
 // short reports whether the suite runs its short version (CHAOS_SHORT, set by CI): 30 s

@@ -197,10 +197,10 @@ func expectDeploymentImage(foo *samplev1alpha1.Foo, image string) {
 	}).Should(Succeed())
 }
 
-// expectOnlyDefaultsLeft waits until ns holds nothing but what every namespace has: no pod,
-// Deployment, Service, Secret or OLM object, no ConfigMap but kube-root-ca.crt and no
-// ServiceAccount but default.
-func expectOnlyDefaultsLeft(ns string) {
+// expectOnlyDefaultsLeft waits until ns holds nothing but what every namespace has, and
+// the kind/name objects of keep: no pod, Deployment, Service, Secret or OLM object, no
+// ConfigMap but kube-root-ca.crt and no ServiceAccount but default.
+func expectOnlyDefaultsLeft(ns string, keep ...string) {
 	GinkgoHelper()
 	lists := map[string]client.ObjectList{
 		"pod": &corev1.PodList{}, "deployment": &appsv1.DeploymentList{}, "service": &corev1.ServiceList{},
@@ -210,6 +210,9 @@ func expectOnlyDefaultsLeft(ns string) {
 		"operatorgroup": &operatorsv1.OperatorGroupList{},
 	}
 	defaults := map[string]bool{"configmap/kube-root-ca.crt": true, "serviceaccount/default": true}
+	for _, k := range keep {
+		defaults[k] = true
+	}
 	Eventually(func(g Gomega) []string {
 		var left []string
 		for kind, list := range lists {

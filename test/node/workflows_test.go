@@ -121,6 +121,20 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 		})).To(Succeed())
 	})
 	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
+	// Uninstalled as a user would (Subscription, CSV, CatalogSource), so that the operator-sdk
+	// specs, in whatever order they run, install into a cluster where no other install
+	// provides the Foo API.
+	AfterAll(func() {
+		for _, obj := range []client.Object{
+			&operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}},
+			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV1, Namespace: ns}},
+			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: ns}},
+			&operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}},
+		} {
+			Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), obj))).To(Succeed())
+		}
+		expectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
+	})
 
 	It("installs v0.1.0 through OLM's registry pod and bundle-unpack Job", func() {
 		began := time.Now()
