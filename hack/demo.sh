@@ -22,11 +22,23 @@ if [ "$node" = real ] && ! why=$(hack/real-node.sh check 2>&1); then
 fi
 export LOCAL_CLUSTER_NODE=$node
 
-# subscribe SOURCE: the namespace (Pod Security restricted), an OperatorGroup for it and a
-# Subscription to the operator's stable channel from CatalogSource SOURCE of namespace olm;
+# install SOURCE: the CatalogSource foo-operator-catalog in namespace olm, serving from
+# SOURCE (its spec's "image: ..." or "address: ..."), the namespace (Pod Security
+# restricted), an OperatorGroup for it and a Subscription to the operator's stable channel;
 # then wait for the CSV.
-subscribe() {
+install() {
 	kubectl apply --server-side -f - >/dev/null <<YAML
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata:
+  name: foo-operator-catalog
+  namespace: olm
+spec:
+  sourceType: grpc
+  $1
+  displayName: Foo Operator (local)
+  grpcPodConfig: {securityContextConfig: restricted}
+---
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -50,7 +62,7 @@ metadata:
 spec:
   name: foo-operator
   channel: stable
-  source: $1
+  source: foo-operator-catalog
   sourceNamespace: olm
   installPlanApproval: Automatic
 YAML
@@ -78,19 +90,7 @@ if [ "$node" = real ]; then
 	REGISTRY=$registry hack/images.sh build quay.io/example/foo-operator-catalog:v0.1.0 catalog.Dockerfile .
 
 	step "Installing the operator through OLM from the catalog image (CatalogSource, OperatorGroup, Subscription)"
-	kubectl apply --server-side -f - >/dev/null <<YAML
-apiVersion: operators.coreos.com/v1alpha1
-kind: CatalogSource
-metadata:
-  name: foo-operator-catalog
-  namespace: olm
-spec:
-  sourceType: grpc
-  image: quay.io/example/foo-operator-catalog:v0.1.0
-  displayName: Foo Operator (local)
-  grpcPodConfig: {securityContextConfig: restricted}
-YAML
-	subscribe foo-operator-catalog
+	install "image: quay.io/example/foo-operator-catalog:v0.1.0"
 	kubectl rollout status deployment/foo-operator-controller-manager -n "$ns" --timeout=180s
 
 	step "Applying the sample Foo"
@@ -137,18 +137,7 @@ nohup bin/opm serve "$catalog" --port "$port" --pprof-addr "" >"$work/opm.log" 2
 echo $! >"$work/opm.pid"
 
 step "Installing the operator through OLM (CatalogSource, OperatorGroup, Subscription)"
-kubectl apply --server-side -f - >/dev/null <<YAML
-apiVersion: operators.coreos.com/v1alpha1
-kind: CatalogSource
-metadata:
-  name: foo-operator-catalog
-  namespace: olm
-spec:
-  sourceType: grpc
-  address: 127.0.0.1:$port
-  displayName: Foo Operator (local)
-YAML
-subscribe foo-operator-catalog
+install "address: 127.0.0.1:$port"
 
 step "Running the operator's code with the service account and environment OLM gave it"
 go build -o bin/manager .

@@ -11,6 +11,7 @@
 #   hack/real-node.sh up      # registry, then containerd + kubelet + kube-proxy, then DNS
 #   hack/real-node.sh down    # everything up made: processes, containers, mounts, cgroups,
 #                             # iptables chains, the bridge, the state directory
+#   hack/real-node.sh leftovers # what of that is still there (exit 1 if anything)
 #
 # The host is left as it was. containerd, the kubelet and kube-proxy run in a mount
 # namespace of their own (the "node"): the kernel settings the kubelet and kube-proxy write
@@ -406,9 +407,35 @@ down() {
 	echo "Real node $name is gone"
 }
 
+# leftovers lists what up makes that is still there (one line each), and fails if anything is:
+# the check that down removed it all.
+leftovers() {
+	local found=() ipt table chains pid
+	[ ! -e "$node" ] || found+=("the node directory $node")
+	[ ! -f "$owner" ] || [ "$(cat "$owner")" != "$dir" ] || found+=("$owner")
+	! ip link show "$bridge" >/dev/null 2>&1 || found+=("the bridge $bridge")
+	for ipt in iptables ip6tables; do
+		for table in filter nat mangle; do
+			chains=$("$ipt-save" -t "$table" 2>/dev/null | awk -F'[: ]' '/^:(KUBE-|CNI-|FOO-NODE)/ {print $2}' | tr '\n' ' ')
+			[ -z "$chains" ] || found+=("$ipt chains in $table: $chains")
+		done
+	done
+	for d in /sys/fs/cgroup/*/kubepods; do
+		[ ! -d "$d" ] || found+=("the cgroup $d")
+	done
+	for pid in $(pgrep -f "$node/" 2>/dev/null) $(pgrep containerd-shim 2>/dev/null); do
+		case "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) $(readlink "/proc/$pid/cwd" 2>/dev/null)" in
+		*"$node/"*) found+=("process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")") ;;
+		esac
+	done
+	! grep -q " $node/" /proc/self/mountinfo || found+=("mounts under $node")
+	[ ${#found[@]} -eq 0 ] || { printf '%s\n' "${found[@]}"; return 1; }
+}
+
 case "${1:-}" in
 check) check ;;
 up) up ;;
 down) down ;;
-*) echo "usage: $0 check|up|down" >&2; exit 2 ;;
+leftovers) leftovers ;;
+*) echo "usage: $0 check|up|down|leftovers" >&2; exit 2 ;;
 esac

@@ -85,7 +85,11 @@ var _ = BeforeSuite(func() {
 
 	By("starting a local cluster with a real node, and OLM in it")
 	Expect(cluster.Up()).To(Succeed())
-	DeferCleanup(func() { Expect(cluster.Down()).To(Succeed()) })
+	DeferCleanup(func() {
+		Expect(cluster.Down()).To(Succeed())
+		out, err := framework.Run(root, nil, []string{"LOCAL_CLUSTER_DIR=" + cluster.Dir}, "hack/real-node.sh", "leftovers")
+		Expect(err).NotTo(HaveOccurred(), "what the real node left behind:\n%s", out)
+	})
 	Expect(cluster.OLMUp()).To(Succeed())
 	cfg, err := cluster.Config()
 	Expect(err).NotTo(HaveOccurred())
