@@ -32,6 +32,7 @@ bridge=foo0
 pod_cidr=10.244.0.0/24
 service_cidr=10.0.0.0/24 # kube-apiserver's default, which kwokctl keeps
 dns_ip=10.0.0.10
+runc=${RUNC:-/usr/sbin/runc} # Debian's; crun refuses hybrid cgroup layouts
 
 fail() {
 	echo "real node: $*" >&2
@@ -46,7 +47,7 @@ check() {
 	for cmd in containerd:containerd containerd-shim-runc-v2:containerd ctr:containerd podman:podman iptables:iptables unshare:util-linux nsenter:util-linux openssl:openssl; do
 		command -v "${cmd%%:*}" >/dev/null || fail "${cmd%%:*} is missing: make node-packages (installs Debian's ${cmd#*:})"
 	done
-	[ -x /usr/sbin/runc ] || fail "/usr/sbin/runc is missing: make node-packages (installs Debian's runc)"
+	[ -x "$runc" ] || fail "$runc is missing: make node-packages (installs Debian's runc)"
 	[ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] ||
 		fail "the CNI plugins are missing from /usr/lib/cni: make node-packages (installs Debian's containernetworking-plugins)"
 	grep -qw overlay /proc/filesystems || fail "the kernel has no overlay filesystem (containerd's snapshotter): modprobe overlay"
@@ -160,7 +161,7 @@ state = "$node/containerd/state"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        BinaryName = "/usr/sbin/runc"
+        BinaryName = "$runc"
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
