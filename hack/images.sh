@@ -70,13 +70,15 @@ stage() {
 	rm -rf "$1" && mkdir -p "$1"
 }
 
-# deb PACKAGE DIR: the package's files (pinned in the Makefile's NODE_DEBS) extracted into DIR.
+# deb PACKAGE=VERSION DIR: the files of Debian's package at that version extracted into DIR.
 deb() {
-	local debs=$state/debs
+	local debs=$state/debs version=${1#*=}
+	# The file's name, as apt-get download writes it: an epoch's colon as %3a.
+	local file=${1%%=*}_${version//:/%3a}_$(dpkg --print-architecture).deb
 	mkdir -p "$debs"
-	(cd "$debs" && ls "$1"_*.deb >/dev/null 2>&1 || apt-get download "$1" >/dev/null 2>&1 ||
-		{ echo "apt-get download $1 failed" >&2; exit 1; })
-	dpkg-deb -x "$(ls "$debs/$1"_*.deb | head -1)" "$2"
+	[ -f "$debs/$file" ] || (cd "$debs" && apt-get download "$1" >/dev/null 2>&1) ||
+		{ echo "apt-get download $1 failed" >&2; exit 1; }
+	dpkg-deb -x "$debs/$file" "$2"
 }
 
 # libs BINARY ROOTFS: the shared libraries BINARY loads, copied from the host into ROOTFS.
@@ -96,7 +98,7 @@ base() {
 	build registry.k8s.io/pause:3.10.1 "$ctx/pause/Dockerfile" "$ctx/pause"
 
 	stage "$ctx/busybox"
-	deb busybox-static "$ctx/busybox/deb"
+	deb busybox-static=1:1.35.0-4+deb12u1+b1 "$ctx/busybox/deb"
 	mkdir -p "$ctx/busybox/rootfs/bin" "$ctx/busybox/rootfs/tmp" "$ctx/busybox/rootfs/etc"
 	chmod 1777 "$ctx/busybox/rootfs/tmp"
 	cp "$ctx/busybox/deb/bin/busybox" "$ctx/busybox/rootfs/bin/"
@@ -126,7 +128,7 @@ base() {
 	local tag
 	for tag in 1.28.0-alpine 1.29.1-alpine; do
 		stage "$ctx/nginx"
-		deb nginx "$ctx/nginx/deb"
+		deb nginx=1.22.1-9+deb12u7 "$ctx/nginx/deb"
 		local rootfs=$ctx/nginx/rootfs
 		mkdir -p "$rootfs/usr/sbin" "$rootfs/etc/nginx" "$rootfs/usr/share/nginx/html" "$rootfs/tmp"
 		chmod 1777 "$rootfs/tmp"

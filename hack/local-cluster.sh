@@ -6,9 +6,10 @@
 #                   catalog-operator run as local processes.
 #   real            a node that runs containers (hack/real-node.sh: kubelet, kube-proxy,
 #                   containerd, CoreDNS, a registry of the images hack/images.sh builds).
-#                   OLM runs in the cluster as its release manifests deploy it. State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR
-# overrides it: the e2e suite uses its own); the cluster name, derived from that folder, and
-# random ports keep two checkouts (or the demo and the e2e suite) on one machine apart.
+#                   OLM runs in the cluster as its release manifests deploy it.
+# State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR overrides it: the e2e suite uses
+# its own); the cluster name, derived from that folder, and random ports keep two checkouts
+# (or the demo and the e2e suite) on one machine apart.
 #
 #   hack/local-cluster.sh up        # cluster + node, kubeconfig in .kwok/kubeconfig
 #   hack/local-cluster.sh olm-up    # OLM CRDs, namespaces, global OperatorGroup, OLM processes
@@ -150,13 +151,13 @@ OLM
 }
 
 # olm_in_cluster MANIFEST: OLM deployed from its release manifest (quickstart/olm.yaml of the
-# OLM module the Makefile builds) with two changes. Its images are named by tag, not by the
+# OLM module the Makefile builds) with three changes. Its images are named by tag, not by the
 # digest of the public image: hack/images.sh builds them here under those tags, and its
 # catalog-operator gets the opm image of the opm the Makefile builds. Its catalog-operator's
 # flags are written with one dash ('-namespace'), which that version's command line refuses:
-# they get two. The packageserver CSV
-# and the operatorhub.io CatalogSource are left out: the first serves the packagemanifests
-# API that no workflow here needs, the second a catalog from the internet.
+# they get two. The packageserver CSV and the operatorhub.io CatalogSource are left out: the
+# first serves the packagemanifests API that no workflow here needs, the second a catalog
+# from the internet.
 olm_in_cluster() {
 	local olm opm
 	olm=$(awk '$1=="github.com/operator-framework/operator-lifecycle-manager" {print $2; exit}' "$root/hack/tools/olm/go.mod")
