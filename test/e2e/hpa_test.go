@@ -22,8 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -31,7 +29,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,11 +37,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/pkg/generated/clientset/versioned"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // expectHPAScaling applies the HorizontalPodAutoscaler sample of config/samples to the sample
@@ -60,17 +57,7 @@ func expectHPAScaling() {
 	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 	expectFooReady(foo)
 
-	raw, err := os.ReadFile(filepath.Join(root, "config", "samples", "autoscaling_v2_horizontalpodautoscaler.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
-	Expect(yaml.UnmarshalStrict(raw, hpa)).To(Succeed())
-	Expect(hpa.Spec.ScaleTargetRef.Name).To(Equal(foo.Name))
-	hpa.Namespace = ns.Name
-	// kube-controller-manager waits 5 minutes of lower load before it scales down (its
-	// default stabilization window); the spec does not.
-	hpa.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{
-		ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
-	}
+	hpa := suite.SampleHPA(ns.Name, foo.Name)
 	minReplicas, maxReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1), hpa.Spec.MaxReplicas
 	Expect(ptr.Deref(foo.Spec.Replicas, 1)).To(Equal(minReplicas), "the sample Foo starts at minReplicas")
 

@@ -21,22 +21,19 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // expectHPAScalesOnLoad applies config/samples' HorizontalPodAutoscaler to foo (scaled to
@@ -45,16 +42,7 @@ import (
 // through metrics-server, scales the Foo up, and back to minReplicas once the load stops.
 func expectHPAScalesOnLoad(foo *samplev1alpha1.Foo) {
 	GinkgoHelper()
-	raw, err := os.ReadFile(filepath.Join(root, "config", "samples", "autoscaling_v2_horizontalpodautoscaler.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
-	Expect(yaml.UnmarshalStrict(raw, hpa)).To(Succeed())
-	hpa.Namespace, hpa.Spec.ScaleTargetRef.Name = foo.Namespace, foo.Name
-	// kube-controller-manager waits 5 minutes of lower load before it scales down (its
-	// default stabilization window); the spec does not.
-	hpa.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{
-		ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
-	}
+	hpa := suite.SampleHPA(foo.Namespace, foo.Name)
 	minReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1)
 	Expect(k8s.Create(context.Background(), hpa)).To(Succeed())
 	expectServing(foo, int(minReplicas), "nginx-unprivileged")
