@@ -51,11 +51,12 @@ type Cluster struct {
 func AuditPolicyFile() string { return filepath.Join(Root(), "test", "framework", "audit-policy.yaml") }
 
 func (c *Cluster) script(verb string) error {
-	env := []string{"LOCAL_CLUSTER_DIR=" + c.Dir, "LOCAL_CLUSTER_AUDIT_POLICY=" + c.AuditPolicy,
-		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=kwok"}
+	node := "kwok"
 	if c.RealNode {
-		env[len(env)-1] = "LOCAL_CLUSTER_NODE=real"
+		node = "real"
 	}
+	env := []string{"LOCAL_CLUSTER_DIR=" + c.Dir, "LOCAL_CLUSTER_AUDIT_POLICY=" + c.AuditPolicy,
+		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=" + node}
 	if c.NodePods > 0 {
 		env = append(env, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(c.NodePods))
 	}
