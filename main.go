@@ -72,10 +72,13 @@ func main() {
 		secureMetrics           bool
 		enableHTTP2             bool
 		probeAddr               string
+		pprofAddr               string
 		leaderElect             bool
 		leaderElectionNamespace string
 		maxConcurrentReconciles int
 		watchNamespaces         string
+		kubeAPIQPS              float64
+		kubeAPIBurst            int
 		reconciler              controllers.FooReconciler
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
@@ -87,6 +90,8 @@ func main() {
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Allow HTTP/2 on the metrics server. Off by default: HTTP/2 Rapid Reset and Stream Cancellation (CVE-2023-44487, CVE-2023-39325).")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the liveness (/healthz) and readiness (/readyz) probes bind to.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"The address Go's profiles (/debug/pprof/) bind to; 0, the default, disables them (make bench reads a heap profile).")
 	flag.BoolVar(&leaderElect, "leader-elect", false,
 		"Elect a leader among the operator's replicas (Lease "+controllers.LeaderElectionID+"), so that only one reconciles.")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
@@ -100,6 +105,13 @@ func main() {
 		"The longest wait between two checks of a Foo whose Deployment name is taken.")
 	flag.DurationVar(&reconciler.ProgressReportDelay, "progress-report-delay", controllers.DefaultProgressReportDelay,
 		"How long after changing a Deployment the steps of its rollout are written to the Foo's status; a rollout that completes sooner is reported once.")
+	// kube-controller-manager's flag names. No client-side limit by default, as controller-runtime
+	// sets it: API Priority and Fairness queues the operator's requests at the API server, and
+	// the operator's workers (--max-concurrent-reconciles) bound how many it has in flight.
+	flag.Float64Var(&kubeAPIQPS, "kube-api-qps", -1,
+		"Requests per second the operator sends to the API server at most, beyond bursts; negative for no client-side limit.")
+	flag.IntVar(&kubeAPIBurst, "kube-api-burst", 30,
+		"Requests the operator may send in a burst above --kube-api-qps; unused when --kube-api-qps is negative.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -130,12 +142,14 @@ func main() {
 	// managedFields of a delete that sets finalizers) derives from the user agent, which
 	// would otherwise be the binary's name.
 	cfg.UserAgent = controllers.FieldManager
+	cfg.QPS, cfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controllers.CacheOptions(namespaces),
 		MapperProvider:                controllers.RESTMapperProvider(scheme),
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,
+		PprofBindAddress:              pprofAddr,
 		LeaderElection:                leaderElect,
 		LeaderElectionID:              controllers.LeaderElectionID,
 		LeaderElectionNamespace:       leaderElectionNamespace,

@@ -198,12 +198,27 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 // never modified, unless it is adoptable: the result is a DeploymentConflict.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	desired := deploymentFor(foo, r.DefaultImage)
-	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
+	// The cache holds only the Deployments the operator manages. One it does not hold is
+	// created without a read of the API server first: the create-only precondition turns a
+	// Deployment of that name that someone else made into a Conflict, and createRaceLost
+	// decides on the stored object then.
+	live := &appsv1.Deployment{}
+	err := r.Get(ctx, key, live)
 	switch {
-	case err != nil:
-		return nil, err
-	case live == nil:
+	case apierrors.IsNotFound(err):
 		return r.createDeployment(ctx, foo, desired)
+	case err != nil:
+		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
+	}
+	return r.reconcileExisting(ctx, foo, desired, live)
+}
+
+// reconcileExisting decides on live, the Deployment of the Foo's name: it corrects it when
+// the Foo controls it, adopts it when adoptable, and otherwise leaves it alone and reports
+// the conflict.
+func (r *FooReconciler) reconcileExisting(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*appsv1.Deployment, error) {
+	switch {
 	case metav1.IsControlledBy(live, foo):
 		return r.updateDeployment(ctx, foo, desired, live)
 	case adoptable(live, foo):
@@ -211,24 +226,6 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	default:
 		return nil, r.nameTaken(foo, live.Name)
 	}
-}
-
-// getDeployment reads a Deployment from the cache, which holds only the Deployments the
-// operator manages, and from the API server when the cache has none of that name, so that
-// a Deployment someone else created is seen too. It returns nil when there is none.
-func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
-	d := &appsv1.Deployment{}
-	err := r.Get(ctx, key, d)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, d)
-	}
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
-	}
-	return d, nil
 }
 
 // nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
@@ -251,12 +248,13 @@ func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
 
 // createDeployment creates the Deployment with a server-side apply, so the operator's
 // field manager owns every field it sets from the first write. The createOnly
-// precondition makes the apply fail, rather than take over the object, when someone
-// created a Deployment of that name since getDeployment looked.
+// precondition makes the apply fail, rather than take over the object, when a Deployment
+// of that name exists: someone else's, which the cache does not hold, or one made since
+// the cache was last told.
 func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
 	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(createOnly))
 	if apierrors.IsConflict(err) {
-		return nil, r.createRaceLost(ctx, foo, desired)
+		return r.createRaceLost(ctx, foo, desired)
 	}
 	if err != nil {
 		return nil, newPassError(writeFailed, fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
@@ -268,21 +266,19 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 	return d, nil
 }
 
-// createRaceLost is the result of a create that found the name taken after all: a
-// DeploymentConflict when the object that took it is not the Foo's, otherwise an error to
-// retry (the Foo's own Deployment appeared, or the other object went away again).
-func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) error {
+// createRaceLost decides on the Deployment that made a create fail: someone else's, one
+// of the Foo's that the cache does not hold (its label removed), or one made since the
+// cache was last told; it is read from the API server, as the cache does not hold it.
+func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: *desired.Name}
-	live := &appsv1.Deployment{}
-	err := r.APIReader.Get(ctx, key, live)
+	live, err := r.getStored(ctx, key)
 	switch {
-	case err == nil && !metav1.IsControlledBy(live, foo):
-		return r.nameTaken(foo, live.Name)
-	case client.IgnoreNotFound(err) != nil:
-		return newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
-	default:
-		return newPassError(staleDecision, fmt.Errorf("create Deployment %s: it was created or deleted concurrently, retrying", key))
+	case err != nil:
+		return nil, err
+	case live == nil:
+		return nil, newPassError(staleDecision, fmt.Errorf("create Deployment %s: it was created and deleted concurrently, retrying", key))
 	}
+	return r.reconcileExisting(ctx, foo, desired, live)
 }
 
 // updateDeployment applies desired when the operator changed it or lost fields of it

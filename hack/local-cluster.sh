@@ -55,6 +55,12 @@ up() {
 				printf '  - key: %s\n    value: "%s"\n' manage-all-nodes false \
 					manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
 			fi
+			# LOCAL_CLUSTER_KCM_QPS: kube-controller-manager's --kube-api-qps, and twice it its burst
+			# (make bench: thousands of Deployments roll out in minutes); its defaults otherwise.
+			if [ -n "${LOCAL_CLUSTER_KCM_QPS:-}" ]; then
+				printf -- '- name: kube-controller-manager\n  extraArgs:\n'
+				printf '  - key: %s\n    value: "%s"\n' kube-api-qps "$LOCAL_CLUSTER_KCM_QPS" kube-api-burst "$((2 * LOCAL_CLUSTER_KCM_QPS))"
+			fi
 			printf 'options:\n  metricsServerManifests:\n  - %s/manifests/base\n' \
 				"$(cd "$root/hack/tools/metrics-server" && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)"
 			# Pods reach the API server at the kubernetes Service's address (kube-proxy).

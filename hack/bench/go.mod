@@ -64,9 +64,11 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-require github.com/example/foo-operator v0.0.0
+require (
+	github.com/example/foo-operator v0.0.0
+	sigs.k8s.io/yaml v1.6.0
+)
 
 replace github.com/example/foo-operator => ../..

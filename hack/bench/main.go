@@ -16,24 +16,36 @@ limitations under the License.
 
 // Command bench measures the operator side by side with kubernetes/sample-controller and a
 // bare client (the least work that converges Foos), each on a fresh local cluster (kwok,
-// hack/local-cluster.sh) whose kube-apiserver writes an audit log of every write request.
-// Run it with `make bench`.
+// hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
+// contender of a configuration runs under the same client limits; each figure is the
+// median of -repeats runs, the repeats interleaved. Run it with `make bench`.
 //
-//	bench [-n 100,500] [-idle 60s] [-contenders operator,sample-controller,bare-client] [-operator-args FLAGS] [-out docs/benchmarks.md]
-//	bench bare-client -kubeconfig FILE   # the bare client contender, run by bench as a process
+//	bench [-n 100,500,2000] [-limited-n 100] [-repeats 3] [-idle 60s] [-contenders operator,sample-controller,bare-client] [-out docs/benchmarks.md]
+//	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
-// operatorArgs are more flags for the operator.
-var operatorArgs = flag.String("operator-args", "", "more flags for the operator, space-separated (for example --progress-report-delay=60s)")
+// configuration is a set of contenders measured under the same client limits.
+type configuration struct {
+	limits     limits
+	contenders []string
+	ns         []int
+	// sideBySide runs the contenders at once, each on its own cluster: at 5 requests per
+	// second they wait on their client limits, not on the CPU, and a repeat then takes as
+	// long as the slowest of them rather than all together.
+	sideBySide bool
+}
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bare-client" {
@@ -43,39 +55,89 @@ func main() {
 		}
 		return
 	}
-	sizes := flag.String("n", "100,500,2000", "comma-separated numbers of Foos")
-	idle := flag.Duration("idle", time.Minute, "how long the idle-writes scenario watches a converged cluster")
+	sizes := flag.String("n", "100,500,2000", "comma-separated numbers of Foos, unthrottled")
+	limitedSizes := flag.String("limited-n", "100", "comma-separated numbers of Foos at sample-controller's client limits (5/10); empty for none")
+	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
+	idle := flag.Duration("idle", time.Minute, "how long the idle scenario watches a converged cluster")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	out := flag.String("out", "docs/benchmarks.md", "the Markdown report (its plot is written beside it)")
 	flag.Parse()
 
+	ns, err := numbers(*sizes)
+	check(err)
+	limitedNs, err := numbers(*limitedSizes)
+	check(err)
+	var chosen []string
+	for _, name := range strings.Split(*names, ",") {
+		name = strings.TrimSpace(name)
+		if _, ok := contenders[name]; !ok {
+			check(fmt.Errorf("unknown contender %q", name))
+		}
+		chosen = append(chosen, name)
+	}
+	// sample-controller has no flag for its client limits: it runs only at client-go's.
+	unthrottled := slices.DeleteFunc(slices.Clone(chosen), func(name string) bool { return name == "sample-controller" })
+	configs := []configuration{
+		{limits: clientGoDefaults, contenders: chosen, ns: limitedNs, sideBySide: true},
+		{limits: limits{qps: -1, burst: 30}, contenders: unthrottled, ns: ns},
+	}
+
+	run := newRunFacts() // before the runs: the commit measured
+	var runs []result
+	for repeat := 1; repeat <= *repeats; repeat++ {
+		for _, config := range configs {
+			for _, n := range config.ns {
+				progress("repeat %d of %d: %v, %d Foos", repeat, *repeats, config.limits, n)
+				rs, err := measureAll(config, n, *idle)
+				check(err)
+				runs = append(runs, rs...)
+			}
+		}
+	}
+	run.took = time.Since(run.began)
+	check(report(runs, run, *out))
+}
+
+// measureAll measures each contender of config with n Foos, one after the other or side by
+// side.
+func measureAll(config configuration, n int, idle time.Duration) ([]result, error) {
+	rs := make([]result, len(config.contenders))
+	errs := make([]error, len(config.contenders))
+	var wg sync.WaitGroup
+	for i, name := range config.contenders {
+		m := func() {
+			if rs[i], errs[i] = measure(contenders[name], config.limits, n, idle); errs[i] != nil {
+				errs[i] = fmt.Errorf("%s (%v), %d Foos: %w", name, config.limits, n, errs[i])
+			}
+		}
+		if config.sideBySide {
+			wg.Go(m)
+		} else {
+			m()
+		}
+	}
+	wg.Wait()
+	return rs, errors.Join(errs...)
+}
+
+// numbers parses a comma-separated list of positive numbers.
+func numbers(list string) ([]int, error) {
 	var ns []int
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
-			fmt.Fprintf(os.Stderr, "Error: -n %q: want positive numbers\n", *sizes)
-			os.Exit(2)
+			return nil, fmt.Errorf("%q: want positive numbers", list)
 		}
 		ns = append(ns, n)
 	}
-	machine := machineFacts() // before the runs: the commit measured
-	var runs []result
-	for _, n := range ns {
-		for _, name := range strings.Split(*names, ",") {
-			c, ok := contenders[strings.TrimSpace(name)]
-			if !ok {
-				fmt.Fprintf(os.Stderr, "Error: unknown contender %q\n", name)
-				os.Exit(2)
-			}
-			r, err := measure(c, n, *idle)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "Error: %s with %d Foos: %v\n", c.name, n, err)
-				os.Exit(1)
-			}
-			runs = append(runs, r)
-		}
-	}
-	if err := report(runs, machine, *out); err != nil {
+	return ns, nil
+}
+
+func check(err error) {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}

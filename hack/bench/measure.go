@@ -17,12 +17,11 @@ limitations under the License.
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,57 +38,137 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/test/framework"
 )
+
+// limits are a client's rate limits: requests per second and burst; a negative qps is none.
+type limits struct {
+	qps   float64
+	burst int
+}
+
+// clientGoDefaults are client-go's limits for a rest.Config that sets none: what
+// sample-controller runs with (it has no flag to change them).
+var clientGoDefaults = limits{qps: 5, burst: 10}
+
+func (l limits) String() string {
+	if l.qps < 0 {
+		return "unthrottled"
+	}
+	return fmt.Sprintf("%g/%d", l.qps, l.burst)
+}
 
 // contender is one program that converges Foos.
 type contender struct {
 	name string
 	// group is the API group of its Foo CRD; crd the file that defines it.
 	group, crd string
-	// userAgent prefixes the user agent of its requests in the audit log.
-	userAgent string
-	// command is its command line against the cluster of kubeconfig.
-	command func(kubeconfig string) []string
+	// userAgents are the prefixes of the user agents of its requests in the audit log.
+	userAgents []string
+	// command is its command line and environment against the cluster of kubeconfig, with
+	// client limits l.
+	command func(kubeconfig string, l limits) (args, env []string, err error)
 	// passes is how many passes over a Foo (reconciles, syncs) p made since it started.
-	passes func(p *framework.Process) (int, error)
+	passes func(p *framework.Process, m *metricsClient) (int, error)
+	// scraped: a Prometheus scrapes its metrics every scrapeInterval, as in production.
+	scraped bool
 }
 
-// operatorMetrics is where the operator serves its metrics (plain HTTP) in the benchmark.
-const operatorMetrics = "127.0.0.1:18089"
+// The operator's endpoints in the benchmark, on the loopback interface.
+const (
+	operatorMetrics = "127.0.0.1:18443"
+	operatorProbes  = "127.0.0.1:18081"
+	operatorPprof   = "127.0.0.1:18082"
+)
 
 var contenders = map[string]contender{
 	"operator": {
 		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
-		userAgent: "foo-operator", // main.go sets it (controllers.FieldManager), whatever the binary is called
-		command: func(kubeconfig string) []string {
-			args := []string{"bin/manager", "--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + operatorMetrics, "--metrics-secure=false", "--health-probe-bind-address=0"}
-			return append(args, strings.Fields(*operatorArgs)...)
-		},
-		passes: func(*framework.Process) (int, error) { return reconciles("http://" + operatorMetrics + "/metrics") },
+		// main.go sets the first (controllers.FieldManager); controller-runtime's leader
+		// election client sets its own: the binary's name (bin/manager, /manager in the image),
+		// then "/leader-election".
+		userAgents: []string{"foo-operator", "manager/"},
+		command:   operatorCommand,
+		passes:    reconciles,
+		scraped:   true,
 	},
 	"sample-controller": {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
-		userAgent: "sample-controller/",
-		command: func(kubeconfig string) []string {
-			return []string{"bin/sample-controller", "-kubeconfig=" + kubeconfig}
+		userAgents: []string{"sample-controller/"},
+		command: func(kubeconfig string, l limits) ([]string, []string, error) {
+			if l != clientGoDefaults {
+				return nil, nil, fmt.Errorf("sample-controller has no flag for its client limits: it runs at client-go's %v only", clientGoDefaults)
+			}
+			return []string{"bin/sample-controller", "-kubeconfig=" + kubeconfig}, nil, nil
 		},
 		passes: syncedLines,
 	},
 	"bare-client": {
 		name: "bare client", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
-		userAgent: bareClientUserAgent,
-		command: func(kubeconfig string) []string {
-			return []string{os.Args[0], "bare-client", "-kubeconfig=" + kubeconfig}
+		userAgents: []string{bareClientUserAgent},
+		command: func(kubeconfig string, l limits) ([]string, []string, error) {
+			return []string{os.Args[0], "bare-client", "-kubeconfig=" + kubeconfig,
+				fmt.Sprintf("-qps=%g", l.qps), fmt.Sprintf("-burst=%d", l.burst)}, nil, nil
 		},
 		passes: syncedLines,
 	},
 }
 
-// result is what one contender did with n Foos.
+// operatorCommand is the operator as config/manager runs it: its flags, and its environment
+// (the memory limit the Go runtime derives its soft limit from), with the listeners on
+// the loopback interface, the Lease in the benchmark's namespace, the client limits l, and
+// Go's profiles served for the heap profile in the report.
+func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
+	raw, err := os.ReadFile(filepath.Join(framework.Root(), "config", "manager", "manager.yaml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var c *corev1.Container
+	for doc := range strings.SplitSeq(string(raw), "\n---\n") { // the Namespace, then the Deployment
+		var d appsv1.Deployment
+		if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
+			return nil, nil, fmt.Errorf("config/manager/manager.yaml: %w", err)
+		}
+		if i := slices.IndexFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Name == "manager" }); d.Kind == "Deployment" && i >= 0 {
+			c = &d.Spec.Template.Spec.Containers[i]
+		}
+	}
+	if c == nil {
+		return nil, nil, fmt.Errorf("config/manager/manager.yaml has no Deployment with a container named manager")
+	}
+	args := []string{"bin/manager", "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
+		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst), "--pprof-bind-address=" + operatorPprof}
+	for _, a := range c.Args {
+		switch name, _, _ := strings.Cut(a, "="); name {
+		case "--metrics-bind-address":
+			a = name + "=" + operatorMetrics
+		case "--health-probe-bind-address":
+			a = name + "=" + operatorProbes
+		}
+		args = append(args, a)
+	}
+	var env []string
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
+			env = append(env, fmt.Sprintf("%s=%d", e.Name, c.Resources.Limits.Memory().Value()))
+		case e.ValueFrom.FieldRef != nil:
+			env = append(env, e.Name+"=") // WATCH_NAMESPACE: all namespaces, as OLM's AllNamespaces install mode
+		default:
+			return nil, nil, fmt.Errorf("config/manager/manager.yaml: environment variable %s: a source the benchmark does not know", e.Name)
+		}
+	}
+	return args, env, nil
+}
+
+// result is what one contender did with n Foos under limits, in one repeat.
 type result struct {
 	contender string
+	limits    limits
 	n         int
 	// converge and scale are the times until every Foo reported all its replicas available,
 	// after the Foos were created and after each was scaled from 1 to 2; convergeOwn and
@@ -99,10 +178,13 @@ type result struct {
 	// drift is the time until every Deployment was set back to its Foo's replicas after
 	// someone else changed them.
 	drift time.Duration
-	// convergeWrites, idleWrites, scaleWrites, driftWrites and restartWrites count the
-	// contender's write requests in each phase, by "verb resource[/subresource]".
-	convergeWrites, idleWrites, scaleWrites, driftWrites, restartWrites map[string]int
-	idle                                                                time.Duration
+	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
+	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
+	convergeReqs, idleReqs, scaleReqs, driftReqs, restartReqs map[string]int
+	// peakRate is the most requests the contender sent in one second while converging:
+	// the client limits at work.
+	peakRate int
+	idle     time.Duration
 	// idleCPU is the CPU time the contender used while idle.
 	idleCPU time.Duration
 	// restart is the time from a restart of the converged contender until it had made a
@@ -112,6 +194,11 @@ type result struct {
 	// and unrelatedMem once restarted in a cluster that also holds unrelatedObjects
 	// Deployments and as many ConfigMaps.
 	mem, restartMem, unrelatedMem memory
+	// goMem is what the Go runtime reports of its memory once converged (the operator's
+	// go_memstats_* metrics, by name); heapTop the largest in-use allocation sites of its
+	// heap profile then.
+	goMem   map[string]float64
+	heapTop string
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
 }
@@ -125,6 +212,10 @@ const (
 	unrelatedNamespace = "unrelated"
 	// phaseTimeout bounds every phase that waits for the contender.
 	phaseTimeout = 30 * time.Minute
+	// controllerManagerQPS is kube-controller-manager's client limit (burst twice it) in
+	// every benchmark cluster: at its default of 20, its Deployment and ReplicaSet
+	// controllers would take most of each phase at 2,000 Foos, for every contender alike.
+	controllerManagerQPS = 200
 )
 
 // cluster is a fresh local cluster for one contender.
@@ -132,40 +223,53 @@ type cluster struct {
 	*framework.Cluster
 	foos dynamic.ResourceInterface
 	kube kubernetes.Interface
+	// metrics scrapes the contender's metrics endpoint, for contenders that serve one.
+	metrics *metricsClient
 }
 
-// measure runs one contender with n Foos on a fresh cluster through every scenario.
-func measure(c contender, n int, idle time.Duration) (result, error) {
-	r := result{contender: c.name, n: n, idle: idle}
-	cl, down, err := startCluster(c, n)
+// measure runs one contender with n Foos under limits l on a fresh cluster through every
+// scenario.
+func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
+	r := result{contender: c.name, limits: l, n: n, idle: idle}
+	label := fmt.Sprintf("%s (%v), %d Foos", c.name, l, n)
+	cl, down, err := startCluster(c, n, label)
 	if err != nil {
 		return r, err
 	}
 	defer down()
-	p, err := start(c, cl, "contender.log")
+	p, err := start(c, l, cl, "contender.log")
 	if err != nil {
 		return r, err
 	}
 	defer func() { p.Stop(time.Minute) }()
+	if c.scraped {
+		stopScrapes := cl.metrics.scrapeEvery(scrapeInterval)
+		defer stopScrapes()
+	}
 
 	ctx := context.Background()
 	began := time.Now()
-	progress("%s, %d Foos: creating them", c.name, n)
+	progress("%s: creating them", label)
 	if err := parallel(n, func(i int) error {
 		_, err := cl.foos.Create(ctx, newFoo(c.group, i), metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return r, fmt.Errorf("create Foos: %w", err)
 	}
-	if r.convergeOwn, r.converge, err = waitAvailable(ctx, cl, n, 1, began, c.name); err != nil {
+	if r.convergeOwn, r.converge, err = waitAvailable(ctx, cl, n, 1, began, label); err != nil {
 		return r, err
 	}
 	converged := time.Now()
 	if r.mem, err = readMemory(p.Pid()); err != nil {
 		return r, err
 	}
+	if c.scraped {
+		if r.goMem, r.heapTop, err = goMemory(cl.metrics, cl.Dir); err != nil {
+			return r, err
+		}
+	}
 
-	progress("%s, %d Foos: converged in %v; watching idle writes for %v", c.name, n, r.converge.Round(100*time.Millisecond), idle)
+	progress("%s: converged in %v; watching it idle for %v", label, r.converge.Round(100*time.Millisecond), idle)
 	cpuBefore, err := cpuTime(p.Pid())
 	if err != nil {
 		return r, err
@@ -178,7 +282,7 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	}
 	r.idleCPU = cpuAfter - cpuBefore
 
-	progress("%s, %d Foos: scaling every Foo to 2 replicas", c.name, n)
+	progress("%s: scaling every Foo to 2 replicas", label)
 	patch := []byte(`{"spec":{"replicas":2}}`)
 	if err := parallel(n, func(i int) error {
 		_, err := cl.foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
@@ -186,33 +290,33 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	}); err != nil {
 		return r, fmt.Errorf("scale Foos: %w", err)
 	}
-	if r.scaleOwn, r.scale, err = waitAvailable(ctx, cl, n, 2, idleEnd, c.name); err != nil {
+	if r.scaleOwn, r.scale, err = waitAvailable(ctx, cl, n, 2, idleEnd, label); err != nil {
 		return r, err
 	}
 	scaled := time.Now()
 
-	progress("%s, %d Foos: someone scales every Deployment to 3 replicas", c.name, n)
+	progress("%s: someone scales every Deployment to 3 replicas", label)
 	if r.drift, err = driftReplicas(ctx, cl.kube, n); err != nil {
 		return r, err
 	}
 	// Let the Deployments settle at 2 replicas, and the contender report them.
-	if _, _, err = waitAvailable(ctx, cl, n, 2, time.Now(), c.name); err != nil {
+	if _, _, err = waitAvailable(ctx, cl, n, 2, time.Now(), label); err != nil {
 		return r, err
 	}
 	time.Sleep(5 * time.Second)
 	drifted := time.Now()
 
-	progress("%s, %d Foos: restarting it", c.name, n)
-	if p, r.restart, r.restartCPU, r.restartMem, err = restart(c, cl, p, n, "contender-restart.log"); err != nil {
+	progress("%s: restarting it", label)
+	if p, r.restart, r.restartCPU, r.restartMem, err = restart(c, l, cl, p, n, "contender-restart.log"); err != nil {
 		return r, err
 	}
 	restarted := time.Now()
 
-	progress("%s, %d Foos: adding %d unrelated Deployments and ConfigMaps, restarting it", c.name, n, unrelatedObjects)
+	progress("%s: adding %d unrelated Deployments and ConfigMaps, restarting it", label, unrelatedObjects)
 	if err := addUnrelated(ctx, cl.kube); err != nil {
 		return r, err
 	}
-	if p, _, _, r.unrelatedMem, err = restart(c, cl, p, n, "contender-unrelated.log"); err != nil {
+	if p, _, _, r.unrelatedMem, err = restart(c, l, cl, p, n, "contender-unrelated.log"); err != nil {
 		return r, err
 	}
 
@@ -226,31 +330,51 @@ func measure(c contender, n int, idle time.Duration) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	writes := audit.Writes()
-	r.convergeWrites = writes.ByUserAgent(c.userAgent).Between(began, converged).Count()
-	r.idleWrites = writes.ByUserAgent(c.userAgent).Between(converged, idleEnd).Count()
-	r.scaleWrites = writes.ByUserAgent(c.userAgent).Between(idleEnd, scaled).Count()
-	r.driftWrites = writes.ByUserAgent(c.userAgent).Between(scaled, drifted).Count()
-	r.restartWrites = writes.ByUserAgent(c.userAgent).Between(drifted, restarted).Count()
-	for _, v := range writes.ByUserAgent("kube-controller-manager/").Between(began, converged).Count() {
+	requests := audit.Requests().Where(c.sent)
+	r.convergeReqs = requests.Between(began, converged).Count()
+	r.idleReqs = requests.Between(converged, idleEnd).Count()
+	r.scaleReqs = requests.Between(idleEnd, scaled).Count()
+	r.driftReqs = requests.Between(scaled, drifted).Count()
+	r.restartReqs = requests.Between(drifted, restarted).Count()
+	r.peakRate = peakRate(requests.Between(began, converged))
+	for _, v := range audit.Requests().Writes().ByUserAgent("kube-controller-manager/").Between(began, converged).Count() {
 		r.kcmWrites += v
 	}
-	progress("%s, %d Foos: done; RSS %s converged, %s restarted, %s with unrelated objects", c.name, n, r.mem, r.restartMem, r.unrelatedMem)
+	progress("%s: done; RSS %s converged, %s restarted, %s with unrelated objects", label, r.mem, r.restartMem, r.unrelatedMem)
 	return r, nil
 }
 
-// startCluster starts a fresh local cluster for c with an audit log, and installs c's CRD.
-func startCluster(c contender, n int) (*cluster, func(), error) {
+// sent reports whether c sent the request of e.
+func (c contender) sent(e framework.AuditEvent) bool {
+	return slices.ContainsFunc(c.userAgents, func(prefix string) bool { return strings.HasPrefix(e.UserAgent, prefix) })
+}
+
+// peakRate is the most requests of l received within one second.
+func peakRate(l framework.AuditLog) int {
+	perSecond := map[int64]int{}
+	peak := 0
+	for _, e := range l {
+		s := e.Received.Unix()
+		perSecond[s]++
+		peak = max(peak, perSecond[s])
+	}
+	return peak
+}
+
+// startCluster starts a fresh local cluster for c with an audit log of every request, and
+// installs c's CRD.
+func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	cl := &cluster{Cluster: &framework.Cluster{
-		Dir:             filepath.Join(framework.Root(), ".kwok-bench", strings.ReplaceAll(c.name, " ", "-")),
-		AuditPolicy:     framework.AuditPolicyFile(),
-		NoMetricsServer: true, // its scrapes would only add to what is measured
-		NodePods:        3*n + 100,
+		Dir:                  filepath.Join(framework.Root(), ".kwok-bench", strings.ReplaceAll(c.name, " ", "-")),
+		AuditPolicy:          filepath.Join(framework.Root(), "hack", "bench", "audit-policy.yaml"),
+		NoMetricsServer:      true, // its scrapes would only add to what is measured
+		NodePods:             3*n + 100,
+		ControllerManagerQPS: controllerManagerQPS,
 	}}
-	progress("%s, %d Foos: starting a fresh cluster", c.name, n)
+	progress("%s: starting a fresh cluster", label)
 	down := func() { _ = cl.Down() }
 	down()
-	if err := cl.Up(); err != nil {
+	if err := startOneAtATime(cl.Cluster); err != nil {
 		return nil, nil, err
 	}
 	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
@@ -272,13 +396,31 @@ func startCluster(c contender, n int) (*cluster, func(), error) {
 	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail(err)
 	}
+	if c.scraped {
+		if cl.metrics, err = newMetricsClient(cl.Kubeconfig(), cl.kube); err != nil {
+			return fail(err)
+		}
+	}
 	return cl, down, nil
 }
 
-// start starts c against cl, its output in logName in the cluster's directory.
-func start(c contender, cl *cluster, logName string) (*framework.Process, error) {
-	command := c.command(cl.Kubeconfig())
-	p, err := framework.Start(filepath.Join(cl.Dir, logName), nil, command[0], command[1:]...)
+// clusterStarts makes clusters start one at a time: kwokctl picks its components' ports
+// among the free ones, which clusters starting side by side would pick alike.
+var clusterStarts sync.Mutex
+
+func startOneAtATime(c *framework.Cluster) error {
+	clusterStarts.Lock()
+	defer clusterStarts.Unlock()
+	return c.Up()
+}
+
+// start starts c under limits l against cl, its output in logName in the cluster's directory.
+func start(c contender, l limits, cl *cluster, logName string) (*framework.Process, error) {
+	command, env, err := c.command(cl.Kubeconfig(), l)
+	if err != nil {
+		return nil, err
+	}
+	p, err := framework.Start(filepath.Join(cl.Dir, logName), env, command[0], command[1:]...)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
 	}
@@ -287,21 +429,21 @@ func start(c contender, cl *cluster, logName string) (*framework.Process, error)
 
 // restart stops p and starts c again, and returns the new process, the time and CPU time
 // until it made a pass over each of the n Foos, and its memory then.
-func restart(c contender, cl *cluster, p *framework.Process, n int, logName string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
+func restart(c contender, l limits, cl *cluster, p *framework.Process, n int, logName string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
 	p.Stop(time.Minute)
 	began := time.Now()
-	if next, err = start(c, cl, logName); err != nil {
+	if next, err = start(c, l, cl, logName); err != nil {
 		return p, 0, 0, memory{}, err
 	}
 	for {
-		passes, err := c.passes(next)
+		passes, err := c.passes(next, cl.metrics)
 		if err == nil && passes >= n {
 			break
 		}
 		if time.Since(began) > phaseTimeout {
 			return next, 0, 0, memory{}, fmt.Errorf("%s made %d passes over %d Foos within %v of a restart (last error: %v)", c.name, passes, n, phaseTimeout, err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
 	}
 	took = time.Since(began)
 	if cpu, err = cpuTime(next.Pid()); err != nil {
@@ -313,16 +455,13 @@ func restart(c contender, cl *cluster, p *framework.Process, n int, logName stri
 
 // reconciles is the number of reconciles the operator's controller made, read from its
 // metrics.
-func reconciles(url string) (int, error) {
-	resp, err := http.Get(url) //nolint:noctx // a local endpoint, polled
+func reconciles(_ *framework.Process, m *metricsClient) (int, error) {
+	body, err := m.get()
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
 	total := 0
-	scanner := bufio.NewScanner(resp.Body)
-	for scanner.Scan() {
-		line := scanner.Text()
+	for line := range strings.SplitSeq(body, "\n") {
 		if !strings.HasPrefix(line, `controller_runtime_reconcile_total{controller="foo",`) {
 			continue
 		}
@@ -332,12 +471,12 @@ func reconciles(url string) (int, error) {
 		}
 		total += int(v)
 	}
-	return total, scanner.Err()
+	return total, nil
 }
 
 // syncedLines counts the "Successfully synced" lines sample-controller (and the bare client)
 // print after each sync of a Foo.
-func syncedLines(p *framework.Process) (int, error) {
+func syncedLines(p *framework.Process, _ *metricsClient) (int, error) {
 	return strings.Count(p.Log(), "Successfully synced"), nil
 }
 

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,129 +35,367 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// readingGuide says where the operator's figures differ from the bare client's, and why.
-const readingGuide = `Reading the tables:
+// readingGuide says what the figures are, and where the operator's differ from the bare client's.
+const readingGuide = `How to read it:
 
-- The operator's writes beyond the bare client's are an event for each change it makes to a Deployment
-  (created, scaled, drift corrected), and the in-progress status of rollouts that take longer than
-  ` + "`--progress-report-delay`" + ` (15 s; faster ones are reported once, when they complete). With hundreds of
-  Foos changing at once, kube-controller-manager takes longer than that for most of them.
-- Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its executable.
-  The operator's fixed part is larger (controller-runtime's manager, the authenticated metrics endpoint,
-  leader election, events); it caches only its own Deployments, so other objects in the cluster do not
-  change it (B7), while both client-go peers cache every Deployment.
+- Each cell is the median of the repeats, with the lowest and highest in brackets.
+- Requests are every request the contender sent, as kube-apiserver's audit log records them
+  (a watch counts when it starts): reads (get, list, watch) and writes, by verb and resource.
+  Idle requests include the operator's Lease renewals (leader election) and the TokenReview and
+  SubjectAccessReview with which its metrics endpoint checks a scrape every 30 s (each cached
+  by the endpoint for 1 and 5 minutes).
+- The operator runs as config/manager ships it: leader election, the authenticated HTTPS metrics
+  endpoint, the memory limit it derives its Go soft limit from; only its client limits change
+  with the configuration. sample-controller has no flag for its client limits: it appears only
+  at client-go's defaults (5 requests per second, bursts of 10).
+- The bare client is the lower bound: the same work (a Deployment per Foo, its replicas, the
+  Foo's availableReplicas), the same client limits, two workers and the same cache scope as the
+  operator, and nothing else. What the operator does beyond it shows in the difference: an event
+  for each change it makes to a Deployment; status conditions (Ready, Progressing) and
+  observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
+  than ` + "`--progress-report-delay`" + ` (15 s); leader election (a Lease renewal every 2 s while idle); the
+  metrics endpoint's authentication; and a read of the API server, not the cache, before it
+  creates or changes a Deployment it may not own.
+- Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
+  executable. The operator's Go figures are its own go_memstats metrics.
 
 `
 
-// report writes the Markdown tables of runs on machine to path, the plots beside it, and the tables
-// to standard output.
-func report(runs []result, machine, path string) error {
+// runFacts describe a run of the benchmark: the machine, the commit, when and how long.
+type runFacts struct {
+	machine string
+	began   time.Time
+	took    time.Duration
+}
+
+// newRunFacts describes the machine and the commit measured, marked dirty when the working
+// tree differs from it.
+func newRunFacts() runFacts {
+	facts := []string{fmt.Sprintf("%d CPUs", runtime.NumCPU()), runtime.Version()}
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		first, _, _ := strings.Cut(string(raw), "\n")
+		facts = append(facts, strings.Join(strings.Fields(first), " "))
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit := "commit " + strings.TrimSpace(string(out))
+		if status, err := exec.Command("git", "status", "--porcelain").Output(); err != nil || len(status) > 0 {
+			commit += " (dirty: the working tree differs from it)"
+		}
+		facts = append(facts, commit)
+	}
+	return runFacts{machine: strings.Join(facts, ", "), began: time.Now()}
+}
+
+// group is the runs of one configuration and number of Foos, by contender in run order.
+type group struct {
+	limits limits
+	n      int
+	names  []string
+	runs   map[string][]result
+}
+
+func groups(runs []result) []*group {
+	var out []*group
+	for _, r := range runs {
+		i := slices.IndexFunc(out, func(g *group) bool { return g.limits == r.limits && g.n == r.n })
+		if i < 0 {
+			out = append(out, &group{limits: r.limits, n: r.n, runs: map[string][]result{}})
+			i = len(out) - 1
+		}
+		g := out[i]
+		if _, ok := g.runs[r.contender]; !ok {
+			g.names = append(g.names, r.contender)
+		}
+		g.runs[r.contender] = append(g.runs[r.contender], r)
+	}
+	return out
+}
+
+// report writes the Markdown tables of runs to path, the plots beside it, and the tables to
+// standard output.
+func report(runs []result, run runFacts, path string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
-	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager); ")
-	fmt.Fprintf(&b, "write requests are counted from kube-apiserver's audit log by user agent. ")
-	fmt.Fprintf(&b, "kube-controller-manager keeps its default client limits (20 requests per second, bursts of 30, for each of its controllers): ")
-	fmt.Fprintf(&b, "the time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
-	fmt.Fprintf(&b, "The bare client makes only the writes converging needs (create each Deployment, set its replicas, one status write per change).\n\n")
+	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s. The run took %v.\n\n",
+		run.began.UTC().Format("2006-01-02"), run.machine, run.took.Round(time.Minute))
+	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
+	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'.\n\n")
 	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
 	b.WriteString(readingGuide)
-
-	var ns []int
-	for _, r := range runs {
-		if !slices.Contains(ns, r.n) {
-			ns = append(ns, r.n)
-		}
+	gs := groups(runs)
+	targets(&b, gs)
+	for _, g := range gs {
+		table(&b, g)
 	}
-	for _, n := range ns {
-		var row []result
-		for _, r := range runs {
-			if r.n == n {
-				row = append(row, r)
-			}
-		}
-		fmt.Fprintf(&b, "## %d Foos\n\n| | %s |\n|---|%s\n", n, strings.Join(names(row), " | "), strings.Repeat("---|", len(row)))
-		line := func(label string, f func(r result) string) {
-			cells := make([]string, len(row))
-			for i, r := range row {
-				cells[i] = f(r)
-			}
-			fmt.Fprintf(&b, "| %s | %s |\n", label, strings.Join(cells, " | "))
-		}
-		line("B1 converge (all Foos report 1 available replica)", func(r result) string { return seconds(r.converge) })
-		line("B1 the contender's part (all Deployments created)", func(r result) string { return seconds(r.convergeOwn) })
-		line("B2 writes per Foo to converge", func(r result) string { return perFoo(r.convergeWrites, r.n) })
-		line("B3 writes while idle", func(r result) string { return fmt.Sprintf("%d in %v", total(r.idleWrites), r.idle) })
-		line("B4 CPU while idle (periodic resyncs included)", func(r result) string { return seconds(r.idleCPU) })
-		line("B5 restart: until a pass over every Foo", func(r result) string { return seconds(r.restart) })
-		line("B5 CPU of that restart", func(r result) string { return seconds(r.restartCPU) })
-		line("B5 writes per Foo after the restart", func(r result) string { return perFoo(r.restartWrites, r.n) })
-		line("B6 RSS after convergence", func(r result) string { return r.mem.String() })
-		line("B6 RSS after the restart", func(r result) string { return r.restartMem.String() })
-		line(fmt.Sprintf("B7 RSS after a restart with %d unrelated Deployments and ConfigMaps", unrelatedObjects), func(r result) string {
-			return fmt.Sprintf("%s: RSS %+.1f%%, anonymous %+.1f%%", r.unrelatedMem, change(r.restartMem.rss, r.unrelatedMem.rss), change(r.restartMem.anon, r.unrelatedMem.anon))
-		})
-		line("B9 scale every Foo 1 → 2", func(r result) string { return seconds(r.scale) })
-		line("B9 the contender's part (all Deployments scaled)", func(r result) string { return seconds(r.scaleOwn) })
-		line("B9 writes per Foo to scale", func(r result) string { return perFoo(r.scaleWrites, r.n) })
-		line("B8 someone scales every Deployment 2 → 3: time until set back", func(r result) string { return seconds(r.drift) })
-		line("B8 corrective writes per Foo (until the Foos settle)", func(r result) string { return perFoo(r.driftWrites, r.n) })
-		line("kube-controller-manager writes while converging", func(r result) string { return fmt.Sprint(r.kcmWrites) })
-		b.WriteString("\n")
-	}
-	slopes(&b, runs)
+	slopes(&b, gs)
+	heapProfiles(&b, gs)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
 	fmt.Print(b.String())
-	return plotRuns(runs, plotPath(path))
+	return plotRuns(gs, plotPath(path))
 }
 
-// slopes writes each contender's memory per Foo: the slope of RSS after convergence
-// between the smallest and the largest number of Foos.
-func slopes(b *strings.Builder, runs []result) {
-	first, last := map[string]result{}, map[string]result{}
-	var order []string
-	for _, r := range runs {
-		if f, ok := first[r.contender]; !ok {
-			first[r.contender], order = r, append(order, r.contender)
-		} else if r.n < f.n {
-			first[r.contender] = r
+// table writes the figures of one group.
+func table(b *strings.Builder, g *group) {
+	fmt.Fprintf(b, "## %d Foos, client limits %v\n\n| | %s |\n|---|%s\n", g.n, g.limits, strings.Join(g.names, " | "), strings.Repeat("---|", len(g.names)))
+	line := func(label string, cell func(rs []result) string) {
+		cells := make([]string, len(g.names))
+		for i, name := range g.names {
+			cells[i] = cell(g.runs[name])
 		}
-		if l, ok := last[r.contender]; !ok || r.n > l.n {
-			last[r.contender] = r
+		fmt.Fprintf(b, "| %s | %s |\n", label, strings.Join(cells, " | "))
+	}
+	duration := func(f func(r result) time.Duration) func([]result) string {
+		return func(rs []result) string {
+			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return seconds(time.Duration(v * float64(time.Second))) })
 		}
 	}
+	mib := func(f func(r result) int64) func([]result) string {
+		return func(rs []result) string {
+			return spread(rs, func(r result) float64 { return float64(f(r)) / (1 << 20) }, func(v float64) string { return fmt.Sprintf("%.1f MiB", v) })
+		}
+	}
+	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
+	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
+	line("B1 most requests in one second while converging", func(rs []result) string {
+		return spread(rs, func(r result) float64 { return float64(r.peakRate) }, func(v float64) string { return fmt.Sprintf("%.0f", v) })
+	})
+	line("B2 requests per Foo to converge", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.convergeReqs }) })
+	line("B3 requests while idle, per minute", func(rs []result) string {
+		return perMinute(rs, func(r result) map[string]int { return r.idleReqs })
+	})
+	line("B4 CPU while idle", duration(func(r result) time.Duration { return r.idleCPU }))
+	line("B5 restart: until a pass over every Foo", duration(func(r result) time.Duration { return r.restart }))
+	line("B5 CPU of that restart", duration(func(r result) time.Duration { return r.restartCPU }))
+	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
+	line("B6 RSS after convergence", mib(func(r result) int64 { return r.mem.rss }))
+	line("B6 anonymous memory after convergence", mib(func(r result) int64 { return r.mem.anon }))
+	line("B6 Go heap in use, stacks, all the runtime holds (go_memstats)", func(rs []result) string {
+		if rs[0].goMem == nil {
+			return "(no metrics)"
+		}
+		cells := make([]string, len(goMetrics))
+		for i, m := range goMetrics {
+			cells[i] = spread(rs, func(r result) float64 { return r.goMem[m] / (1 << 20) }, func(v float64) string { return fmt.Sprintf("%.1f MiB", v) })
+		}
+		return strings.Join(cells, "; ")
+	})
+	line("B6 RSS after the restart", mib(func(r result) int64 { return r.restartMem.rss }))
+	line("B6 anonymous memory after the restart", mib(func(r result) int64 { return r.restartMem.anon }))
+	line(fmt.Sprintf("B7 RSS after a restart with %d unrelated Deployments and ConfigMaps", unrelatedObjects), mib(func(r result) int64 { return r.unrelatedMem.rss }))
+	line("B7 anonymous memory then", mib(func(r result) int64 { return r.unrelatedMem.anon }))
+	line("B9 scale every Foo 1 → 2", duration(func(r result) time.Duration { return r.scale }))
+	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
+	line("B9 requests per Foo to scale", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.scaleReqs }) })
+	line("B8 someone scales every Deployment 2 → 3: time until set back", duration(func(r result) time.Duration { return r.drift }))
+	line("B8 corrective requests per Foo (until the Foos settle)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
+	line("kube-controller-manager writes while converging", func(rs []result) string {
+		return spread(rs, func(r result) float64 { return float64(r.kcmWrites) }, func(v float64) string { return fmt.Sprintf("%.0f", v) })
+	})
+	b.WriteString("\n")
+}
+
+// median, low and high of values.
+func stats(values []float64) (median, low, high float64) {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return m, s[0], s[len(s)-1]
+}
+
+func values(rs []result, f func(r result) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+func medianOf(rs []result, f func(r result) float64) float64 {
+	m, _, _ := stats(values(rs, f))
+	return m
+}
+
+// spread is the median of f over rs, and the lowest and highest in brackets.
+func spread(rs []result, f func(r result) float64, format func(float64) string) string {
+	m, low, high := stats(values(rs, f))
+	if len(rs) == 1 {
+		return format(m)
+	}
+	return fmt.Sprintf("%s [%s – %s]", format(m), format(low), format(high))
+}
+
+// perFoo is the requests per Foo: reads and writes, and each verb and resource, medians.
+func perFoo(rs []result, f func(r result) map[string]int) string {
+	n := float64(rs[0].n)
+	return requests(rs, f, func(v float64) string { return fmt.Sprintf("%.2f", v/n) })
+}
+
+// perMinute is the requests per minute of the idle scenario.
+func perMinute(rs []result, f func(r result) map[string]int) string {
+	minutes := rs[0].idle.Minutes()
+	return requests(rs, f, func(v float64) string { return fmt.Sprintf("%.1f", v/minutes) })
+}
+
+// requests formats the median total of requests, its spread, the reads and writes, and the
+// median of each verb and resource, each scaled by format.
+func requests(rs []result, f func(r result) map[string]int, format func(float64) string) string {
+	keys := map[string]bool{}
+	for _, r := range rs {
+		for k := range f(r) {
+			keys[k] = true
+		}
+	}
+	sorted := slices.Sorted(maps.Keys(keys))
+	parts := make([]string, 0, len(sorted))
+	for _, k := range sorted {
+		parts = append(parts, fmt.Sprintf("%s %s", k, format(medianOf(rs, func(r result) float64 { return float64(f(r)[k]) }))))
+	}
+	sum := func(keep func(string) bool) func(r result) float64 {
+		return func(r result) float64 {
+			t := 0
+			for k, v := range f(r) {
+				if keep(k) {
+					t += v
+				}
+			}
+			return float64(t)
+		}
+	}
+	all := sum(func(string) bool { return true })
+	reads := sum(isRead)
+	writes := sum(func(k string) bool { return !isRead(k) })
+	return fmt.Sprintf("**%s**: reads %s, writes %s (%s)", spread(rs, all, format),
+		format(medianOf(rs, reads)), format(medianOf(rs, writes)), strings.Join(parts, ", "))
+}
+
+// isRead reports whether a "verb resource" key is a read.
+func isRead(key string) bool {
+	verb, _, _ := strings.Cut(key, " ")
+	return verb == "get" || verb == "list" || verb == "watch"
+}
+
+func seconds(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
+
+// slopes writes each contender's memory per Foo in each configuration: the slope of the
+// median RSS after convergence between the smallest and the largest number of Foos.
+func slopes(b *strings.Builder, gs []*group) {
 	header := false
-	for _, name := range order {
-		f, l := first[name], last[name]
-		if f.n == l.n {
-			continue
+	for _, first := range gs {
+		for _, last := range gs {
+			if last.limits != first.limits || last.n <= first.n || slices.ContainsFunc(gs, func(g *group) bool {
+				return g.limits == first.limits && (g.n < first.n || g.n > last.n)
+			}) {
+				continue
+			}
+			for _, name := range first.names {
+				if last.runs[name] == nil {
+					continue
+				}
+				if !header {
+					b.WriteString("## Memory per Foo (B6, the slope of the medians)\n\n| | client limits | RSS per Foo | anonymous memory per Foo | RSS at 0 Foos (extrapolated) | anonymous at 0 Foos |\n|---|---|---|---|---|---|\n")
+					header = true
+				}
+				rss := func(g *group) float64 {
+					return medianOf(g.runs[name], func(r result) float64 { return float64(r.mem.rss) })
+				}
+				anon := func(g *group) float64 {
+					return medianOf(g.runs[name], func(r result) float64 { return float64(r.mem.anon) })
+				}
+				dn := float64(last.n - first.n)
+				slope, anonSlope := (rss(last)-rss(first))/dn, (anon(last)-anon(first))/dn
+				fmt.Fprintf(b, "| %s | %v | %.1f KiB | %.1f KiB | %.0f MiB | %.0f MiB |\n", name, first.limits, slope/1024, anonSlope/1024,
+					(rss(first)-slope*float64(first.n))/(1<<20), (anon(first)-anonSlope*float64(first.n))/(1<<20))
+			}
 		}
-		if !header {
-			b.WriteString("## Memory per Foo (B6 slope)\n\n| | RSS per Foo | anonymous memory per Foo | RSS at 0 Foos (extrapolated) | anonymous at 0 Foos |\n|---|---|---|---|---|\n")
-			header = true
-		}
-		slope := float64(l.mem.rss-f.mem.rss) / float64(l.n-f.n)
-		anonSlope := float64(l.mem.anon-f.mem.anon) / float64(l.n-f.n)
-		fmt.Fprintf(b, "| %s | %.1f KiB | %.1f KiB | %.0f MiB | %.0f MiB |\n", name, slope/1024, anonSlope/1024,
-			(float64(f.mem.rss)-slope*float64(f.n))/(1<<20), (float64(f.mem.anon)-anonSlope*float64(f.n))/(1<<20))
 	}
 	if header {
 		b.WriteString("\n")
 	}
 }
 
-func seconds(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
-
-// change is the relative change from a to b in percent.
-func change(a, b int64) float64 { return 100 * (float64(b)/float64(a) - 1) }
-
-func names(rs []result) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.contender
+// targets writes where the operator stands against the targets of its design, from the
+// medians: memory at or below sample-controller's, requests per Foo at most the bare
+// client's and an event, no reads per Foo while idle, convergence within 5 % of the bare
+// client's under the same limits.
+func targets(b *strings.Builder, gs []*group) {
+	b.WriteString("## Targets\n\n| target | Foos | client limits | operator | reference | |\n|---|---|---|---|---|---|\n")
+	verdict := func(ok bool) string {
+		if ok {
+			return "hit"
+		}
+		return "**missed**"
 	}
-	return out
+	median := func(g *group, name string, f func(r result) float64) float64 { return medianOf(g.runs[name], f) }
+	for _, g := range gs {
+		if g.runs["operator"] == nil {
+			continue
+		}
+		shipped := g.limits.qps < 0 // the operator's default
+		if shipped {
+			for _, sc := range gs {
+				if sc.n != g.n || sc.runs["sample-controller"] == nil {
+					continue
+				}
+				for _, m := range []struct {
+					what string
+					f    func(r result) float64
+				}{
+					{"RSS after convergence", func(r result) float64 { return float64(r.mem.rss) }},
+					{"anonymous memory after convergence", func(r result) float64 { return float64(r.mem.anon) }},
+					{"RSS after a restart", func(r result) float64 { return float64(r.restartMem.rss) }},
+				} {
+					op, ref := median(g, "operator", m.f), median(sc, "sample-controller", m.f)
+					fmt.Fprintf(b, "| %s at most sample-controller's (at its %v) | %d | %v (shipped) | %.1f MiB | %.1f MiB | %s |\n",
+						m.what, sc.limits, g.n, g.limits, op/(1<<20), ref/(1<<20), verdict(op <= ref))
+				}
+			}
+		}
+		if g.runs["bare client"] == nil {
+			continue
+		}
+		for _, phase := range []struct {
+			what string
+			f    func(r result) map[string]int
+		}{
+			{"converge", func(r result) map[string]int { return r.convergeReqs }},
+			{"scale", func(r result) map[string]int { return r.scaleReqs }},
+			{"set back a drift", func(r result) map[string]int { return r.driftReqs }},
+		} {
+			count := func(r result) float64 { return float64(total(phase.f(r))) / float64(r.n) }
+			op, ref := median(g, "operator", count), median(g, "bare client", count)
+			fmt.Fprintf(b, "| requests per Foo to %s at most the bare client's + 1 | %d | %v | %.2f | %.2f + 1 | %s |\n", phase.what, g.n, g.limits, op, ref, verdict(op <= ref+1))
+		}
+		perFooReads := median(g, "operator", func(r result) float64 {
+			t := 0
+			for k, v := range r.idleReqs {
+				if isRead(k) && (strings.HasSuffix(k, "/deployments") || strings.HasSuffix(k, "/foos")) {
+					t += v
+				}
+			}
+			return float64(t)
+		})
+		fmt.Fprintf(b, "| no reads of Deployments or Foos while idle | %d | %v | %.0f | 0 | %s |\n", g.n, g.limits, perFooReads, verdict(perFooReads == 0))
+		converge := func(r result) float64 { return r.converge.Seconds() }
+		op, ref := median(g, "operator", converge), median(g, "bare client", converge)
+		fmt.Fprintf(b, "| convergence within 1.05x of the bare client's | %d | %v | %.1f s | %.1f s (x%.2f) | %s |\n", g.n, g.limits, op, ref, op/ref, verdict(op <= 1.05*ref))
+	}
+	b.WriteString("\n")
+}
+
+// heapProfiles writes the top of the operator's heap profile at the largest number of Foos
+// of each configuration (its last repeat).
+func heapProfiles(b *strings.Builder, gs []*group) {
+	for _, g := range gs {
+		rs := g.runs["operator"]
+		if rs == nil || slices.ContainsFunc(gs, func(o *group) bool { return o.limits == g.limits && o.n > g.n }) {
+			continue
+		}
+		fmt.Fprintf(b, "## The operator's heap after convergence, %d Foos, client limits %v\n\n`go tool pprof -top -inuse_space` of its heap profile (the last repeat):\n\n```\n%s```\n\n", g.n, g.limits, rs[len(rs)-1].heapTop)
+	}
 }
 
 func total(m map[string]int) int {
@@ -167,57 +406,57 @@ func total(m map[string]int) int {
 	return t
 }
 
-// perFoo is the writes per Foo, with the breakdown by verb and resource.
-func perFoo(m map[string]int, n int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %.2f", k, float64(m[k])/float64(n))
-	}
-	return fmt.Sprintf("**%.2f** (%s)", float64(total(m))/float64(n), strings.Join(parts, ", "))
-}
-
-// machineFacts describes the machine and the commit measured.
-func machineFacts() string {
-	facts := []string{fmt.Sprintf("%d CPUs", runtime.NumCPU()), runtime.Version()}
-	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
-		first, _, _ := strings.Cut(string(raw), "\n")
-		facts = append(facts, strings.Join(strings.Fields(first), " "))
-	}
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		facts = append(facts, "commit "+strings.TrimSpace(string(out)))
-	}
-	return strings.Join(facts, ", ")
-}
-
 func plotPath(md string) string { return strings.TrimSuffix(md, filepath.Ext(md)) + ".svg" }
 
-// plotRuns draws convergence time and RSS against the number of Foos, one line per contender.
-func plotRuns(runs []result, path string) error {
-	byContender := map[string][]result{}
-	var order []string
-	for _, r := range runs {
-		if _, ok := byContender[r.contender]; !ok {
-			order = append(order, r.contender)
+// medians are the points of one contender in one configuration: the median at each number
+// of Foos, with the lowest and highest as error bars.
+type medians struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// plotRuns draws convergence time and RSS against the number of Foos: one line per
+// contender and configuration through the medians, bars from the lowest to the highest.
+func plotRuns(gs []*group, path string) error {
+	type line struct {
+		name   string
+		limits limits
+	}
+	var lines []line
+	for _, g := range gs {
+		for _, name := range g.names {
+			if l := (line{name, g.limits}); !slices.Contains(lines, l) {
+				lines = append(lines, l)
+			}
 		}
-		byContender[r.contender] = append(byContender[r.contender], r)
 	}
 	panel := func(title, y string, value func(result) float64) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "Foos", y
-		var lines []any
-		for _, name := range order {
-			pts := make(plotter.XYs, len(byContender[name]))
-			for i, r := range byContender[name] {
-				pts[i] = plotter.XY{X: float64(r.n), Y: value(r)}
+		p.Legend.Top = true
+		for i, l := range lines {
+			var m medians
+			for _, g := range gs {
+				if rs := g.runs[l.name]; g.limits == l.limits && rs != nil {
+					med, low, high := stats(values(rs, value))
+					m.XYs = append(m.XYs, plotter.XY{X: float64(g.n), Y: med})
+					m.YErrors = append(m.YErrors, struct{ Low, High float64 }{med - low, high - med})
+				}
 			}
-			lines = append(lines, name, pts)
+			ln, pts, err := plotter.NewLinePoints(m)
+			if err != nil {
+				return nil, err
+			}
+			ln.Color, pts.Color, pts.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+			bars, err := plotter.NewYErrorBars(m)
+			if err != nil {
+				return nil, err
+			}
+			bars.Color = ln.Color
+			p.Add(ln, pts, bars)
+			p.Legend.Add(fmt.Sprintf("%s (%v)", l.name, l.limits), ln, pts)
 		}
-		return p, plotutil.AddLinePoints(p, lines...)
+		return p, nil
 	}
 	converge, err := panel("B1 convergence", "seconds", func(r result) float64 { return r.converge.Seconds() })
 	if err != nil {

@@ -30,6 +30,9 @@ import (
 
 // AuditEvent is what the suites and the benchmark read of a kube-apiserver audit event.
 type AuditEvent struct {
+	// Stage is ResponseComplete, or ResponseStarted when a long-running request (a watch)
+	// began, where the audit policy records that stage.
+	Stage     string `json:"stage"`
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
 	User      struct {
@@ -120,6 +123,17 @@ func (l AuditLog) ByUserAgent(prefix string) AuditLog {
 
 // Writes is the write requests.
 func (l AuditLog) Writes() AuditLog { return l.Where(AuditEvent.IsWrite) }
+
+// Requests is one event of each request: a watch's ResponseStarted (it completes only
+// when it ends) and every other request's ResponseComplete.
+func (l AuditLog) Requests() AuditLog {
+	return l.Where(func(e AuditEvent) bool {
+		if e.Verb == "watch" {
+			return e.Stage == "ResponseStarted"
+		}
+		return e.Stage == "ResponseComplete"
+	})
+}
 
 // Count counts the requests by "verb group/resource[/subresource]".
 func (l AuditLog) Count() map[string]int {

@@ -44,6 +44,9 @@ type Cluster struct {
 	NoMetricsServer bool
 	// NodePods is the simulated node's pod capacity; 110 when zero.
 	NodePods int
+	// ControllerManagerQPS, when set, is kube-controller-manager's --kube-api-qps (and twice
+	// it its burst) in place of its default of 20.
+	ControllerManagerQPS int
 }
 
 // AuditPolicyFile is the audit policy of test/framework: every request of the operator's
@@ -59,6 +62,9 @@ func (c *Cluster) script(verb string) error {
 		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=" + node}
 	if c.NodePods > 0 {
 		env = append(env, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(c.NodePods))
+	}
+	if c.ControllerManagerQPS > 0 {
+		env = append(env, "LOCAL_CLUSTER_KCM_QPS="+strconv.Itoa(c.ControllerManagerQPS))
 	}
 	_, err := Run(Root(), nil, env, "hack/local-cluster.sh", verb)
 	return err

@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/example/foo-operator/test/framework"
+)
+
+// scrapeInterval is how often the benchmark's Prometheus scrapes the operator's metrics:
+// kube-prometheus's interval (config/prometheus's ServiceMonitor sets none of its own).
+const scrapeInterval = 30 * time.Second
+
+// metricsClient reads the operator's authenticated metrics endpoint as Prometheus does:
+// over HTTPS with the token of a ServiceAccount bound to the metrics-reader ClusterRole
+// (config/rbac), which the operator checks with a TokenReview and a SubjectAccessReview.
+type metricsClient struct {
+	http  *http.Client
+	token string
+}
+
+// newMetricsClient makes the ServiceAccount of the benchmark's Prometheus in the cluster of
+// kubeconfig, binds it to the metrics-reader ClusterRole, and asks for its token.
+func newMetricsClient(kubeconfig string, kube kubernetes.Interface) (*metricsClient, error) {
+	ctx := context.Background()
+	if _, err := framework.Run(framework.Root(), nil, nil, "bin/kubectl", "--kubeconfig", kubeconfig, "apply", "--server-side", "-f", "config/rbac/metrics_reader_role.yaml"); err != nil {
+		return nil, fmt.Errorf("install the metrics-reader ClusterRole: %w", err)
+	}
+	const name = "prometheus"
+	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
+	}, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	token, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(6 * 3600))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &metricsClient{
+		// The operator's certificate is self-signed when no --metrics-cert-dir is given.
+		http:  &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}, //nolint:gosec // loopback, self-signed
+		token: token.Status.Token,
+	}, nil
+}
+
+// get scrapes the metrics once.
+func (m *metricsClient) get() (string, error) {
+	req, err := http.NewRequest(http.MethodGet, "https://"+operatorMetrics+"/metrics", nil) //nolint:noctx // bounded by the client's timeout
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+m.token)
+	resp, err := m.http.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET /metrics: %s: %s", resp.Status, body)
+	}
+	return string(body), err
+}
+
+// scrapeEvery scrapes the metrics every interval until the returned function is called;
+// a failed scrape (the operator restarting) is left for the next, as Prometheus does.
+func (m *metricsClient) scrapeEvery(interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_, _ = m.get()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// goMetrics are the Go runtime's figures of its memory the report shows.
+var goMetrics = []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes", "go_memstats_sys_bytes"}
+
+// goMemory reads the Go runtime's memory figures from the operator's metrics, and the top
+// of its heap profile (in-use space, by function), saved in dir.
+func goMemory(m *metricsClient, dir string) (map[string]float64, string, error) {
+	body, err := m.get()
+	if err != nil {
+		return nil, "", err
+	}
+	figures := map[string]float64{}
+	for line := range strings.SplitSeq(body, "\n") {
+		name, value, _ := strings.Cut(line, " ")
+		for _, want := range goMetrics {
+			if name == want {
+				if figures[name], err = strconv.ParseFloat(value, 64); err != nil {
+					return nil, "", fmt.Errorf("metric %q: %w", line, err)
+				}
+			}
+		}
+	}
+	if len(figures) != len(goMetrics) {
+		return nil, "", fmt.Errorf("the operator's metrics lack some of %v", goMetrics)
+	}
+	resp, err := http.Get("http://" + operatorPprof + "/debug/pprof/heap") //nolint:noctx // a local endpoint
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	profile := filepath.Join(dir, "heap.pb.gz")
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(profile, raw, 0o644); err != nil {
+		return nil, "", err
+	}
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-inuse_space", "-nodecount=12", filepath.Join(framework.Root(), "bin", "manager"), profile).Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("go tool pprof: %w", err)
+	}
+	return figures, string(top), nil
+}
