@@ -90,9 +90,9 @@ var contenders = map[string]contender{
 		// election client sets its own: the binary's name (bin/manager, /manager in the image),
 		// then "/leader-election".
 		userAgents: []string{"foo-operator", "manager/"},
-		command:   operatorCommand,
-		passes:    reconciles,
-		scraped:   true,
+		command:    operatorCommand,
+		passes:     reconciles,
+		scraped:    true,
 	},
 	"sample-controller": {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
