@@ -54,19 +54,26 @@ type contestDecision struct {
 }
 
 // taken decides what to do when the pass finds t owning a field of the operator's at now.
-// first and limit are the recheck intervals.
+// first and limit are the recheck intervals. A correction counts once it is written
+// (corrected): one the API server refused (a Conflict) is tried again at once.
 func (c *contest) taken(t fieldTaker, now time.Time, first, limit time.Duration) contestDecision {
 	if c.corrections == 0 || c.taker != t {
-		*c = contest{taker: t, corrections: 1, lastCorrection: now}
 		return contestDecision{apply: true, wait: first}
 	}
-	due := c.lastCorrection.Add(c.backoff(first, limit))
-	if now.Before(due) {
+	if due := c.lastCorrection.Add(c.backoff(first, limit)); now.Before(due) {
 		return contestDecision{degraded: true, wait: due.Sub(now)}
+	}
+	next := contest{taker: t, corrections: c.corrections + 1}
+	return contestDecision{apply: true, degraded: true, wait: next.backoff(first, limit)}
+}
+
+// corrected records that the operator took t's field back at now.
+func (c *contest) corrected(t fieldTaker, now time.Time) {
+	if c.corrections == 0 || c.taker != t {
+		*c = contest{taker: t}
 	}
 	c.corrections++
 	c.lastCorrection = now
-	return contestDecision{apply: true, degraded: true, wait: c.backoff(first, limit)}
 }
 
 // held decides what a pass that finds the field the operator's does: the contest ends once

@@ -35,6 +35,7 @@ func TestContestBacksOff(t *testing.T) {
 	var corrections []time.Duration
 	for at := start; at.Before(start.Add(time.Hour)); at = at.Add(15 * time.Second) {
 		if dec := c.taken(hpa, at, DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval); dec.apply {
+			c.corrected(hpa, at)
 			corrections = append(corrections, at.Sub(start))
 			g.Expect(dec.degraded).To(Equal(len(corrections) > 1), "a first correction is an ordinary one")
 		} else {
@@ -58,6 +59,22 @@ func TestContestBacksOff(t *testing.T) {
 	g.Expect(over).To(BeTrue())
 }
 
+// A correction the API server refused (a Conflict: the Deployment changed since it was
+// read) does not count: the next pass takes the field back at once, not after the
+// recheck interval.
+func TestContestCountsOnlyWrittenCorrections(t *testing.T) {
+	g := NewWithT(t)
+	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	c := &contest{}
+	edit := fieldTaker{manager: "kubectl-edit", field: ".spec.replicas"}
+	g.Expect(c.taken(edit, now, time.Minute, time.Hour).apply).To(BeTrue())
+	// The apply failed: nothing recorded. The retry a moment later applies.
+	g.Expect(c.taken(edit, now.Add(time.Second), time.Minute, time.Hour)).To(Equal(contestDecision{apply: true, wait: time.Minute}))
+	c.corrected(edit, now.Add(time.Second))
+	// Taken again at once after the written correction: now a contest, which waits.
+	g.Expect(c.taken(edit, now.Add(2*time.Second), time.Minute, time.Hour)).To(Equal(contestDecision{degraded: true, wait: time.Minute - time.Second}))
+}
+
 // A one-off edit is corrected at once and does not make the Foo Degraded; another writer
 // or field starts a new contest.
 func TestContestStartsAnewForAnotherWriter(t *testing.T) {
@@ -66,10 +83,12 @@ func TestContestStartsAnewForAnotherWriter(t *testing.T) {
 	c := &contest{}
 	edit := fieldTaker{manager: "kubectl-edit", field: ".spec.template.spec.containers[name=\"nginx\"].image"}
 	g.Expect(c.taken(edit, now, time.Second, time.Minute)).To(Equal(contestDecision{apply: true, wait: time.Second}))
+	c.corrected(edit, now)
 	_, over := c.held(now.Add(time.Second), time.Second)
 	g.Expect(over).To(BeTrue())
 
 	argo := fieldTaker{manager: "argocd-controller", field: ".spec.replicas"}
 	g.Expect(c.taken(argo, now, time.Second, time.Minute)).To(Equal(contestDecision{apply: true, wait: time.Second}))
+	c.corrected(argo, now)
 	g.Expect(c.taken(edit, now.Add(100*time.Millisecond), time.Second, time.Minute).apply).To(BeTrue(), "another writer: a new contest")
 }

@@ -282,10 +282,13 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 }
 
 // updateDeployment applies desired when the operator changed it or lost fields of it
-// since its last apply (driftOf). The decision is made again on the stored Deployment, with
-// every writer's managedFields, and the apply is tied to the resourceVersion it was made
-// on: a lagging cache can neither re-own a Deployment someone released or replaced, nor
-// undo a write it has not seen yet.
+// since its last apply (driftOf). The apply is tied to the resourceVersion the decision was
+// made on: a lagging cache can neither re-own a Deployment someone released or replaced,
+// nor undo a write it has not seen yet: the API server refuses such an apply with a
+// Conflict. When only the Foo changed, the decision is made on the cached Deployment; when
+// that apply meets a Conflict, or another writer took fields, it is made again on the
+// stored Deployment, whose managedFields (the cache keeps only the operator's) say who
+// took them.
 func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
 	want, err := fieldSet(desired)
 	if err != nil {
@@ -295,6 +298,12 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 		return cached, err
 	} else if d.none() {
 		return cached, r.contestHeld(foo, cached.Name)
+	} else if d.lost.Empty() {
+		applied, err := r.applyOver(ctx, foo, desired, cached, false, "")
+		if !apierrors.IsConflict(err) {
+			return applied, cmp.Or(err, r.contestHeld(foo, cached.Name))
+		}
+		// The Deployment changed since it was cached: decide on the stored one.
 	}
 	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
 	switch {
@@ -320,13 +329,15 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 		applied, err := r.applyOver(ctx, foo, desired, stored, false, "")
 		return applied, cmp.Or(err, contestErr)
 	}
-	apply, contestErr := r.contestTaken(foo, *taker, stored.Name)
-	if !apply {
+	if apply, contestErr := r.contestTaken(foo, *taker, stored.Name); !apply {
 		return stored, contestErr
 	}
-	fieldTakeovers.WithLabelValues(taker.manager, taker.field).Inc()
 	applied, err := r.applyOver(ctx, foo, desired, stored, false, fmt.Sprintf("; took %s back from field manager %q", taker.field, taker.manager))
-	return applied, cmp.Or(err, contestErr)
+	if err != nil {
+		return applied, err
+	}
+	fieldTakeovers.WithLabelValues(taker.manager, taker.field).Inc()
+	return applied, r.contestCorrected(foo, *taker, stored.Name)
 }
 
 // adoptDeployment takes over a Deployment that was made for a Foo of this name and left
@@ -422,22 +433,33 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 	return d, nil
 }
 
-// contestTaken records that a pass found taker owning a field the operator sets, and says
-// whether to take it back now; the error is the Foo's FieldManagerConflict, if it is in a
-// contest (see contest).
+// contestTaken says whether a pass that found taker owning a field the operator sets takes
+// it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
 func (r *FooReconciler) contestTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (apply bool, err error) {
 	first, limit := r.recheckBounds()
 	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
-		if m.contest == nil {
-			m.contest = &contest{}
-		}
-		dec := m.contest.taken(taker, time.Now(), first, limit)
+		c := cmp.Or(m.contest, &contest{})
+		dec := c.taken(taker, time.Now(), first, limit)
 		apply = dec.apply
-		if dec.degraded {
-			err = m.contest.err(deployment, dec.wait)
+		if !apply && dec.degraded {
+			err = c.err(deployment, dec.wait)
 		}
 	})
 	return apply, err
+}
+
+// contestCorrected records that the operator took taker's field back; the error is the
+// Foo's FieldManagerConflict when that was not the first correction of the contest.
+func (r *FooReconciler) contestCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (err error) {
+	first, limit := r.recheckBounds()
+	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
+		m.contest = cmp.Or(m.contest, &contest{})
+		m.contest.corrected(taker, time.Now())
+		if m.contest.corrections > 1 {
+			err = m.contest.err(deployment, m.contest.backoff(first, limit))
+		}
+	})
+	return err
 }
 
 // contestHeld records that a pass found the operator's fields its own; the error is the

@@ -272,6 +272,18 @@ func requests(rs []result, f func(r result) map[string]int, format func(float64)
 		format(medianOf(rs, reads)), format(medianOf(rs, writes)), strings.Join(parts, ", "))
 }
 
+// recurring reports whether a "verb resource" key is of the requests that recur with time,
+// not with Foos: the leader's Lease renewals, the metrics endpoint's TokenReviews and
+// SubjectAccessReviews.
+func recurring(key string) bool {
+	_, resource, _ := strings.Cut(key, " ")
+	switch resource {
+	case "coordination.k8s.io/leases", "authentication.k8s.io/tokenreviews", "authorization.k8s.io/subjectaccessreviews":
+		return true
+	}
+	return false
+}
+
 // isRead reports whether a "verb resource" key is a read.
 func isRead(key string) bool {
 	verb, _, _ := strings.Cut(key, " ")
@@ -365,9 +377,17 @@ func targets(b *strings.Builder, gs []*group) {
 			{"scale", func(r result) map[string]int { return r.scaleReqs }},
 			{"set back a drift", func(r result) map[string]int { return r.driftReqs }},
 		} {
-			count := func(r result) float64 { return float64(total(phase.f(r))) / float64(r.n) }
+			count := func(r result) float64 {
+				t := 0
+				for k, v := range phase.f(r) {
+					if !recurring(k) {
+						t += v
+					}
+				}
+				return float64(t) / float64(r.n)
+			}
 			op, ref := median(g, "operator", count), median(g, "bare client", count)
-			fmt.Fprintf(b, "| requests per Foo to %s at most the bare client's + 1 | %d | %v | %.2f | %.2f + 1 | %s |\n", phase.what, g.n, g.limits, op, ref, verdict(op <= ref+1))
+			fmt.Fprintf(b, "| requests per Foo to %s at most the bare client's + 1 (without the Lease's and metrics authentication's, which recur with time: B3) | %d | %v | %.2f | %.2f + 1 | %s |\n", phase.what, g.n, g.limits, op, ref, verdict(op <= ref+1))
 		}
 		perFooReads := median(g, "operator", func(r result) float64 {
 			t := 0
