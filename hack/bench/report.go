@@ -115,8 +115,8 @@ func groups(runs []result) []*group {
 // standard output.
 func report(runs []result, run runFacts, path string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s. The run took %v.\n\n",
-		run.began.UTC().Format("2006-01-02"), run.machine, run.took.Round(time.Minute))
+	fmt.Fprintf(&b, "# Benchmarks\n\nRun of `make bench` on %s: %s. The run (`%s`) took %v.\n\n",
+		run.began.UTC().Format("2006-01-02"), run.machine, strings.Join(os.Args[1:], " "), run.took.Round(time.Minute))
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'.\n\n")
 	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
