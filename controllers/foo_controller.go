@@ -198,20 +198,34 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 // never modified, unless it is adoptable: the result is a DeploymentConflict.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	desired := deploymentFor(foo, r.DefaultImage)
-	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
-	// The cache holds only the Deployments the operator manages. One it does not hold is
-	// created without a read of the API server first: the create-only precondition turns a
-	// Deployment of that name that someone else made into a Conflict, and createRaceLost
-	// decides on the stored object then.
-	live := &appsv1.Deployment{}
-	err := r.Get(ctx, key, live)
+	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
+	switch {
+	case err != nil:
+		return nil, err
+	case live == nil:
+		return r.createDeployment(ctx, foo, desired)
+	}
+	return r.reconcileExisting(ctx, foo, desired, live)
+}
+
+// getDeployment reads a Deployment from the cache, which holds only the Deployments the
+// operator manages, and from the API server when the cache has none of that name, so that
+// a Deployment someone else created is seen, and never sent a write: the create-only
+// precondition would refuse it, but the request would still reach admission webhooks and
+// the audit log as a write to someone else's object. It returns nil when there is none.
+func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
+	d := &appsv1.Deployment{}
+	err := r.Get(ctx, key, d)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, d)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
-		return r.createDeployment(ctx, foo, desired)
+		return nil, nil
 	case err != nil:
 		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
 	}
-	return r.reconcileExisting(ctx, foo, desired, live)
+	return d, nil
 }
 
 // reconcileExisting decides on live, the Deployment of the Foo's name: it corrects it when
@@ -248,9 +262,8 @@ func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
 
 // createDeployment creates the Deployment with a server-side apply, so the operator's
 // field manager owns every field it sets from the first write. The createOnly
-// precondition makes the apply fail, rather than take over the object, when a Deployment
-// of that name exists: someone else's, which the cache does not hold, or one made since
-// the cache was last told.
+// precondition makes the apply fail, rather than take over the object, when someone
+// created a Deployment of that name since getDeployment looked.
 func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
 	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(createOnly))
 	if apierrors.IsConflict(err) {
@@ -266,9 +279,8 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 	return d, nil
 }
 
-// createRaceLost decides on the Deployment that made a create fail: someone else's, one
-// of the Foo's that the cache does not hold (its label removed), or one made since the
-// cache was last told; it is read from the API server, as the cache does not hold it.
+// createRaceLost decides on the Deployment that made a create fail, created since
+// getDeployment looked.
 func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: *desired.Name}
 	live, err := r.getStored(ctx, key)
@@ -285,7 +297,9 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 // since its last apply (driftOf). The apply is tied to the resourceVersion the decision was
 // made on: a lagging cache can neither re-own a Deployment someone released or replaced,
 // nor undo a write it has not seen yet: the API server refuses such an apply with a
-// Conflict. When only the Foo changed, the decision is made on the cached Deployment; when
+// Conflict (a Deployment that changed hands within the cache's lag is thus sent a write it
+// refuses; one that was someone else's from the start never is: getDeployment). When only
+// the Foo changed, the decision is made on the cached Deployment; when
 // that apply meets a Conflict, or another writer took fields, it is made again on the
 // stored Deployment, whose managedFields (the cache keeps only the operator's) say who
 // took them.

@@ -54,8 +54,8 @@ const readingGuide = `How to read it:
   for each change it makes to a Deployment; status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
   than ` + "`--progress-report-delay`" + ` (15 s); leader election (a Lease renewal every 2 s while idle); the
-  metrics endpoint's authentication; and a read of the API server, not the cache, before it
-  creates or changes a Deployment it may not own.
+  metrics endpoint's authentication; and a read of the stored Deployment when another writer
+  took one of its fields (B8), whose managedFields say who (its cache keeps only its own).
 - Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
   executable. The operator's Go figures are its own go_memstats metrics.
 
