@@ -64,8 +64,7 @@ func init() {
 	// Only the kinds the manager's client, cache and event recorders see: the Deployments
 	// (also the related object of events), the Foos, and the leader election Lease (the
 	// object of its events). The typed Deployments client and the event broadcaster use
-	// client-go's own scheme. All of client-go's kinds would hold 1-3 MiB more of the heap
-	// (docs/benchmarks.md).
+	// client-go's own scheme. All of client-go's kinds would only hold more of the heap.
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(scheme))
 	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))

@@ -299,10 +299,9 @@ func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.
 // nor undo a write it has not seen yet: the API server refuses such an apply with a
 // Conflict (a Deployment that changed hands within the cache's lag is thus sent a write it
 // refuses; one that was someone else's from the start never is: getDeployment). When only
-// the Foo changed, the decision is made on the cached Deployment; when
-// that apply meets a Conflict, or another writer took fields, it is made again on the
-// stored Deployment, whose managedFields (the cache keeps only the operator's) say who
-// took them.
+// the Foo changed, the decision is made on the cached Deployment; when that apply meets a
+// Conflict, or another writer took fields, it is made again on the stored Deployment,
+// whose managedFields (the cache keeps only the operator's) say who took them.
 func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
 	want, err := fieldSet(desired)
 	if err != nil {
