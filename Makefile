@@ -74,6 +74,7 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 .PHONY: test
 test: manifests generate fmt vet envtest ## Run the unit tests and the envtest suite (real kube-apiserver and etcd) with the race detector.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race $$(go list ./... | grep -v /hack/scorecard) -coverprofile cover.out -timeout 20m
+	cd hack/bench && go test ./...
 
 # SCAFFOLD_DIR is where make test-scaffold copies the tree to.
 SCAFFOLD_DIR ?= $(CURDIR)/.scaffold-test

@@ -68,6 +68,7 @@ require (
 
 require (
 	github.com/example/foo-operator v0.0.0
+	github.com/google/pprof v0.0.0-20250403155104-27863c87afa6
 	sigs.k8s.io/yaml v1.6.0
 )
 

@@ -194,11 +194,16 @@ type result struct {
 	// and unrelatedMem once restarted in a cluster that also holds unrelatedObjects
 	// Deployments and as many ConfigMaps.
 	mem, restartMem, unrelatedMem memory
+	// exe is the size of the contender's executable, whose pages make up the RSS beyond its
+	// anonymous memory.
+	exe int64
 	// goMem is what the Go runtime reports of its memory once converged (the operator's
 	// go_memstats_* metrics, by name); heapTop the largest in-use allocation sites of its
-	// heap profile then.
+	// heap profile after its last restart, profiled at memProfileRate, and heapBy its
+	// in-use heap then by category.
 	goMem   map[string]float64
 	heapTop string
+	heapBy  []heapShare
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
 }
@@ -263,8 +268,13 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	if r.mem, err = readMemory(p.Pid()); err != nil {
 		return r, err
 	}
+	exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", p.Pid()))
+	if err != nil {
+		return r, err
+	}
+	r.exe = exe.Size()
 	if c.scraped {
-		if r.goMem, r.heapTop, err = goMemory(cl.metrics, cl.Dir); err != nil {
+		if r.goMem, err = goMemory(cl.metrics); err != nil {
 			return r, err
 		}
 	}
@@ -318,6 +328,17 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	}
 	if p, _, _, r.unrelatedMem, err = restart(c, l, cl, p, n, "contender-unrelated.log"); err != nil {
 		return r, err
+	}
+	if c.scraped {
+		// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB,
+		// and sampling more often costs memory, so not in the runs above.
+		progress("%s: restarting it with one allocation per %d bytes profiled", label, memProfileRate)
+		if p, _, _, _, err = restart(c, l, cl, p, n, "contender-profiled.log", fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
+			return r, err
+		}
+		if r.heapTop, r.heapBy, err = heapProfile(cl.Dir); err != nil {
+			return r, err
+		}
 	}
 
 	// The audit log is written asynchronously: let it catch up.
@@ -415,24 +436,25 @@ func startOneAtATime(c *framework.Cluster) error {
 }
 
 // start starts c under limits l against cl, its output in logName in the cluster's directory.
-func start(c contender, l limits, cl *cluster, logName string) (*framework.Process, error) {
+func start(c contender, l limits, cl *cluster, logName string, extraEnv ...string) (*framework.Process, error) {
 	command, env, err := c.command(cl.Kubeconfig(), l)
 	if err != nil {
 		return nil, err
 	}
-	p, err := framework.Start(filepath.Join(cl.Dir, logName), env, command[0], command[1:]...)
+	p, err := framework.Start(filepath.Join(cl.Dir, logName), append(env, extraEnv...), command[0], command[1:]...)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.name, err)
 	}
 	return p, nil
 }
 
-// restart stops p and starts c again, and returns the new process, the time and CPU time
-// until it made a pass over each of the n Foos, and its memory then.
-func restart(c contender, l limits, cl *cluster, p *framework.Process, n int, logName string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
+// restart stops p and starts c again (with extraEnv added to its environment), and returns
+// the new process, the time and CPU time until it made a pass over each of the n Foos, and
+// its memory then.
+func restart(c contender, l limits, cl *cluster, p *framework.Process, n int, logName string, extraEnv ...string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
 	p.Stop(time.Minute)
 	began := time.Now()
-	if next, err = start(c, l, cl, logName); err != nil {
+	if next, err = start(c, l, cl, logName, extraEnv...); err != nil {
 		return p, 0, 0, memory{}, err
 	}
 	for {

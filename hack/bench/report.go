@@ -57,7 +57,8 @@ const readingGuide = `How to read it:
   metrics endpoint's authentication; and a read of the stored Deployment when another writer
   took one of its fields (B8), whose managedFields say who (its cache keeps only its own).
 - Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
-  executable. The operator's Go figures are its own go_memstats metrics.
+  executable (B6 gives its size). The operator's Go figures are its own go_memstats metrics, and
+  its heap profile, by what holds it, after the tables.
 
 `
 
@@ -170,13 +171,14 @@ func table(b *strings.Builder, g *group) {
 	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
 	line("B6 RSS after convergence", mib(func(r result) int64 { return r.mem.rss }))
 	line("B6 anonymous memory after convergence", mib(func(r result) int64 { return r.mem.anon }))
-	line("B6 Go heap in use, stacks, all the runtime holds (go_memstats)", func(rs []result) string {
+	line("B6 size of the executable (the RSS beyond the anonymous part are its pages)", mib(func(r result) int64 { return r.exe }))
+	line("B6 the Go runtime's memory ("+goMemoryLabels()+"; go_memstats, from runtime/metrics)", func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
 		cells := make([]string, len(goMetrics))
 		for i, m := range goMetrics {
-			cells[i] = spread(rs, func(r result) float64 { return r.goMem[m] / (1 << 20) }, func(v float64) string { return fmt.Sprintf("%.1f MiB", v) })
+			cells[i] = spread(rs, func(r result) float64 { return r.goMem[m.name] / (1 << 20) }, func(v float64) string { return fmt.Sprintf("%.1f MiB", v) })
 		}
 		return strings.Join(cells, "; ")
 	})
@@ -406,16 +408,35 @@ func targets(b *strings.Builder, gs []*group) {
 	b.WriteString("\n")
 }
 
-// heapProfiles writes the top of the operator's heap profile at the largest number of Foos
-// of each configuration (its last repeat).
+// heapProfiles writes the operator's in-use heap by category and the top of its heap
+// profile at the largest number of Foos of each configuration (its last repeat).
 func heapProfiles(b *strings.Builder, gs []*group) {
 	for _, g := range gs {
 		rs := g.runs["operator"]
 		if rs == nil || slices.ContainsFunc(gs, func(o *group) bool { return o.limits == g.limits && o.n > g.n }) {
 			continue
 		}
-		fmt.Fprintf(b, "## The operator's heap after convergence, %d Foos, client limits %v\n\n`go tool pprof -top -inuse_space` of its heap profile (the last repeat):\n\n```\n%s```\n\n", g.n, g.limits, rs[len(rs)-1].heapTop)
+		last := rs[len(rs)-1]
+		fmt.Fprintf(b, "## The operator's heap, %d Foos, client limits %v\n\n", g.n, g.limits)
+		fmt.Fprintf(b, "Its heap profile's in-use bytes after one more restart at the end of the last repeat, with `GODEBUG=memprofilerate=%d` (one sample per %d bytes allocated on average, against Go's default of 512 KiB, too coarse for a heap of a few MiB; the figures above are from runs without it). Each allocation counts for the first of these that its stack passes through:\n\n| | in use | share |\n|---|---|---|\n", memProfileRate, memProfileRate)
+		var total int64
+		for _, s := range last.heapBy {
+			total += s.bytes
+		}
+		for _, s := range last.heapBy {
+			fmt.Fprintf(b, "| %s | %.1f MiB | %.0f %% |\n", s.category, float64(s.bytes)/(1<<20), 100*float64(s.bytes)/float64(max(total, 1)))
+		}
+		fmt.Fprintf(b, "\n`go tool pprof -top -inuse_space` of the same profile:\n\n```\n%s```\n\n", last.heapTop)
 	}
+}
+
+// goMemoryLabels names the Go runtime's memory classes the report shows, in order.
+func goMemoryLabels() string {
+	labels := make([]string, len(goMetrics))
+	for i, m := range goMetrics {
+		labels[i] = m.label
+	}
+	return strings.Join(labels, ", ")
 }
 
 func total(m map[string]int) int {

@@ -25,10 +25,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/pprof/profile"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -120,46 +122,126 @@ func (m *metricsClient) scrapeEvery(interval time.Duration) (stop func()) {
 	return func() { close(done) }
 }
 
-// goMetrics are the Go runtime's figures of its memory the report shows.
-var goMetrics = []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes", "go_memstats_sys_bytes"}
+// goMetrics are the Go runtime's classes of its memory the report shows, as client_golang's
+// Go collector exposes them (read from runtime/metrics), with the report's name for each.
+var goMetrics = []struct{ name, label string }{
+	{"go_memstats_heap_inuse_bytes", "heap in use"},
+	{"go_memstats_heap_idle_bytes", "heap free"},
+	{"go_memstats_heap_released_bytes", "of which returned to the OS"},
+	{"go_memstats_stack_inuse_bytes", "stacks"},
+	{"go_memstats_gc_sys_bytes", "GC metadata"},
+	{"go_memstats_other_sys_bytes", "other runtime"},
+	{"go_memstats_sys_bytes", "all the runtime holds"},
+}
 
-// goMemory reads the Go runtime's memory figures from the operator's metrics, and the top
-// of its heap profile (in-use space, by function), saved in dir.
-func goMemory(m *metricsClient, dir string) (map[string]float64, string, error) {
+// heapCategories attribute the operator's in-use heap to what holds it: each sample of the
+// heap profile goes to the first category a function of its stack starts with.
+var heapCategories = []struct {
+	name     string
+	prefixes []string
+}{
+	{"informer caches (the Foos and Deployments it watches)", []string{"k8s.io/client-go/tools/cache."}},
+	{"metrics endpoint's authentication and authorisation (k8s.io/apiserver)", []string{"k8s.io/apiserver/"}},
+	{"Prometheus metrics registry", []string{"github.com/prometheus/"}},
+	{"HTTP connections (HTTP/2, TLS)", []string{"golang.org/x/net/http2.", "net/http.", "crypto/tls."}},
+	{"events", []string{"k8s.io/client-go/tools/events.", "k8s.io/client-go/tools/record."}},
+	{"server-side apply's type converter (the Deployment's schema)", []string{"sigs.k8s.io/structured-merge-diff/", "k8s.io/apimachinery/pkg/util/managedfields."}},
+	{"scheme (the API types it registers)", []string{"k8s.io/apimachinery/pkg/runtime.(*Scheme)"}},
+	{"the operator's own packages", []string{"github.com/example/foo-operator/"}},
+	{"package initialisation (other global variables)", []string{"runtime.doInit"}},
+	{"goroutines (their descriptors; stacks are apart)", []string{"runtime.malg"}},
+}
+
+// heapShare is the in-use heap one category holds.
+type heapShare struct {
+	category string
+	bytes    int64
+}
+
+// memProfileRate is the average number of bytes allocated per heap profile sample when the
+// benchmark profiles the operator's heap.
+const memProfileRate = 4096
+
+// goMemory reads the Go runtime's memory figures from the operator's metrics.
+func goMemory(m *metricsClient) (map[string]float64, error) {
 	body, err := m.get()
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	figures := map[string]float64{}
 	for line := range strings.SplitSeq(body, "\n") {
 		name, value, _ := strings.Cut(line, " ")
 		for _, want := range goMetrics {
-			if name == want {
+			if name == want.name {
 				if figures[name], err = strconv.ParseFloat(value, 64); err != nil {
-					return nil, "", fmt.Errorf("metric %q: %w", line, err)
+					return nil, fmt.Errorf("metric %q: %w", line, err)
 				}
 			}
 		}
 	}
 	if len(figures) != len(goMetrics) {
-		return nil, "", fmt.Errorf("the operator's metrics lack some of %v", goMetrics)
+		return nil, fmt.Errorf("the operator's metrics lack some of %v", goMetrics)
 	}
+	return figures, nil
+}
+
+// heapProfile reads the operator's heap profile (saved in dir) and returns its top in-use
+// allocation sites and its in-use heap by category.
+func heapProfile(dir string) (string, []heapShare, error) {
 	resp, err := http.Get("http://" + operatorPprof + "/debug/pprof/heap") //nolint:noctx // a local endpoint
 	if err != nil {
-		return nil, "", err
+		return "", nil, err
 	}
 	defer resp.Body.Close()
-	profile := filepath.Join(dir, "heap.pb.gz")
+	path := filepath.Join(dir, "heap.pb.gz")
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, "", err
+		return "", nil, err
 	}
-	if err := os.WriteFile(profile, raw, 0o644); err != nil {
-		return nil, "", err
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return "", nil, err
 	}
-	top, err := exec.Command("go", "tool", "pprof", "-top", "-inuse_space", "-nodecount=12", filepath.Join(framework.Root(), "bin", "manager"), profile).Output()
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-inuse_space", "-nodecount=12", filepath.Join(framework.Root(), "bin", "manager"), path).Output()
 	if err != nil {
-		return nil, "", fmt.Errorf("go tool pprof: %w", err)
+		return "", nil, fmt.Errorf("go tool pprof: %w", err)
 	}
-	return figures, string(top), nil
+	p, err := profile.ParseData(raw)
+	if err != nil {
+		return "", nil, fmt.Errorf("heap profile: %w", err)
+	}
+	shares, err := heapByCategory(p)
+	return string(top), shares, err
+}
+
+// heapByCategory sums a heap profile's in-use bytes by heapCategories, in their order, and
+// what none of them matched last.
+func heapByCategory(p *profile.Profile) ([]heapShare, error) {
+	inuse := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "inuse_space" })
+	if inuse < 0 {
+		return nil, fmt.Errorf("the heap profile has no inuse_space")
+	}
+	shares := make([]heapShare, len(heapCategories)+1)
+	for i, c := range heapCategories {
+		shares[i].category = c.name
+	}
+	shares[len(heapCategories)].category = "other"
+	for _, s := range p.Sample {
+		shares[category(s)].bytes += s.Value[inuse]
+	}
+	return shares, nil
+}
+
+// category is the index in heapCategories of the first category a function of the sample's
+// stack belongs to, or len(heapCategories).
+func category(s *profile.Sample) int {
+	for i, c := range heapCategories {
+		for _, loc := range s.Location {
+			for _, line := range loc.Line {
+				if line.Function != nil && slices.ContainsFunc(c.prefixes, func(prefix string) bool { return strings.HasPrefix(line.Function.Name, prefix) }) {
+					return i
+				}
+			}
+		}
+	}
+	return len(heapCategories)
 }

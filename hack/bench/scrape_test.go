@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// TestHeapByCategory checks that each sample goes to the first category any function of its
+// stack belongs to, whatever the frame's depth, and the rest to "other".
+func TestHeapByCategory(t *testing.T) {
+	fn := func(names ...string) []*profile.Location {
+		locs := make([]*profile.Location, len(names))
+		for i, name := range names {
+			locs[i] = &profile.Location{Line: []profile.Line{{Function: &profile.Function{Name: name}}}}
+		}
+		return locs
+	}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_space"}, {Type: "inuse_space"}},
+		Sample: []*profile.Sample{
+			// An informer decoding an object: the informer's, though the scheme decodes it.
+			{Value: []int64{99, 100}, Location: fn("k8s.io/apimachinery/pkg/runtime.(*Scheme).New", "k8s.io/client-go/tools/cache.(*Reflector).watch")},
+			{Value: []int64{99, 20}, Location: fn("github.com/prometheus/client_golang/prometheus.NewDesc", "runtime.doInit1")},
+			{Value: []int64{99, 3}, Location: fn("encoding/json.typeFields", "runtime.doInit1")},
+			{Value: []int64{99, 4}, Location: fn("runtime.mallocgc", "main.main")},
+		},
+	}
+	shares, err := heapByCategory(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range shares {
+		if s.bytes != 0 {
+			got[s.category] = s.bytes
+		}
+	}
+	want := map[string]int64{
+		"informer caches (the Foos and Deployments it watches)": 100,
+		"Prometheus metrics registry":                           20,
+		"package initialisation (other global variables)":       3,
+		"other": 4,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for c, b := range want {
+		if got[c] != b {
+			t.Errorf("%s: got %d bytes, want %d (all: %v)", c, got[c], b, got)
+		}
+	}
+	if shares[len(shares)-1].category != "other" {
+		t.Errorf("the last share is %q, want other", shares[len(shares)-1].category)
+	}
+}
