@@ -351,6 +351,9 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	if err != nil {
 		return r, err
 	}
+	if len(audit) == 0 || !audit[0].Received.Time.Before(began) {
+		return r, fmt.Errorf("the audit log %s begins after the Foos were created: part of it is missing", path)
+	}
 	requests := audit.Requests().Where(c.sent)
 	r.convergeReqs = requests.Between(began, converged).Count()
 	r.idleReqs = requests.Between(converged, idleEnd).Count()

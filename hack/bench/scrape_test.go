@@ -37,6 +37,7 @@ func TestHeapByCategory(t *testing.T) {
 		Sample: []*profile.Sample{
 			// An informer decoding an object: the informer's, though the scheme decodes it.
 			{Value: []int64{99, 100}, Location: fn("k8s.io/apimachinery/pkg/runtime.(*Scheme).New", "k8s.io/client-go/tools/cache.(*Reflector).watch")},
+			{Value: []int64{99, 50}, Location: fn("k8s.io/api/apps/v1.(*Deployment).Unmarshal", "k8s.io/apimachinery/pkg/watch.(*StreamWatcher).receive")},
 			{Value: []int64{99, 20}, Location: fn("github.com/prometheus/client_golang/prometheus.NewDesc", "runtime.doInit1")},
 			{Value: []int64{99, 3}, Location: fn("encoding/json.typeFields", "runtime.doInit1")},
 			{Value: []int64{99, 4}, Location: fn("runtime.mallocgc", "main.main")},
@@ -53,7 +54,7 @@ func TestHeapByCategory(t *testing.T) {
 		}
 	}
 	want := map[string]int64{
-		"informer caches (the Foos and Deployments it watches)": 100,
+		"informer caches (the Foos and Deployments it watches)": 150,
 		"Prometheus metrics registry":                           20,
 		"package initialisation (other global variables)":       3,
 		"other": 4,

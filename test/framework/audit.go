@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -70,14 +71,33 @@ func (e AuditEvent) Resource() string {
 	return r
 }
 
-// ReadAudit reads an audit log.
+// ReadAudit reads the audit log at path, after the backups kube-apiserver rotated it into:
+// every 100 MB by default (--audit-log-maxsize), path's name with the time of rotation
+// before its extension (audit-2026-11-25T09-30-00.000.log), which sorts in time order.
+// Reading path alone would lose whatever came before the last rotation.
 func ReadAudit(path string) (AuditLog, error) {
+	ext := filepath.Ext(path)
+	backups, err := filepath.Glob(strings.TrimSuffix(path, ext) + "-*" + ext)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(backups)
+	var events AuditLog
+	for _, file := range append(backups, path) {
+		if events, err = readAuditFile(file, events); err != nil {
+			return nil, err
+		}
+	}
+	return events, nil
+}
+
+// readAuditFile appends the events of one audit log file to events.
+func readAuditFile(path string, events AuditLog) (AuditLog, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var events AuditLog
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
 	for scanner.Scan() {

@@ -53,12 +53,19 @@ func TestAuditLog(t *testing.T) {
 		`{"verb":"get","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":404},"requestReceivedTimestamp":"2026-11-24T10:00:02.000000Z"}`,
 		`{"verb":"update","userAgent":"kube-controller-manager/v1.35.4","user":{"username":"system:kube-controller-manager"},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:03.000000Z"}`,
 	}
-	path := filepath.Join(t.TempDir(), "audit.log")
-	g.Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)).To(Succeed())
+	// kube-apiserver rotated the log twice: the first event is in the older backup, the
+	// second in the newer one, the third in the log itself.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	g.Expect(os.WriteFile(filepath.Join(dir, "audit-2026-11-24T10-00-01.500.log"), []byte(lines[0]+"\n"), 0o600)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(dir, "audit-2026-11-24T10-00-02.500.log"), []byte(lines[1]+"\n"), 0o600)).To(Succeed())
+	g.Expect(os.WriteFile(path, []byte(lines[2]+"\n"), 0o600)).To(Succeed())
 
 	events, err := ReadAudit(path)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(events).To(HaveLen(3))
+	g.Expect(events[0].Verb).To(Equal("patch"), "the backups first, the oldest first")
+	g.Expect(events[1].Verb).To(Equal("get"))
 	g.Expect(events[2].Resource()).To(Equal("apps/deployments/status"))
 	g.Expect(events.ByCredential("JTI=a")).To(HaveLen(2))
 	g.Expect(events.ByCredential("JTI=a").Writes().Count()).To(Equal(map[string]int{"patch apps/deployments": 1}))
@@ -69,4 +76,7 @@ func TestAuditLog(t *testing.T) {
 	g.Expect(os.WriteFile(path, []byte("not json\n"), 0o600)).To(Succeed())
 	_, err = ReadAudit(path)
 	g.Expect(err).To(MatchError(ContainSubstring(path)))
+	g.Expect(os.Remove(path)).To(Succeed())
+	_, err = ReadAudit(path)
+	g.Expect(err).To(HaveOccurred(), "the log itself is always there")
 }
