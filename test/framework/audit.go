@@ -51,6 +51,15 @@ type AuditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	Received metav1.MicroTime `json:"requestReceivedTimestamp"`
+	// Annotations hold the authorizer's decision and reason, among others.
+	Annotations map[string]string `json:"annotations"`
+}
+
+// Unauthorized reports whether the authorizer refused the request. A 403 may also come
+// from admission (an object created in a namespace being deleted), which is not a
+// permission missing.
+func (e AuditEvent) Unauthorized() bool {
+	return e.Annotations["authorization.k8s.io/decision"] == "forbid"
 }
 
 // IsWrite reports whether the request writes.

@@ -47,10 +47,10 @@ func TestCredentialID(t *testing.T) {
 func TestAuditLog(t *testing.T) {
 	g := NewWithT(t)
 	// Three events as kube-apiserver writes them, one a line: a write with the token JTI=a,
-	// a read with it, and a write of another client.
+	// a read with it that the authorizer refused, and a write of another client.
 	lines := []string{
-		`{"verb":"patch","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:01.000000Z"}`,
-		`{"verb":"get","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":404},"requestReceivedTimestamp":"2026-11-24T10:00:02.000000Z"}`,
+		`{"verb":"patch","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:01.000000Z","annotations":{"authorization.k8s.io/decision":"allow"}}`,
+		`{"verb":"get","userAgent":"foo-operator","user":{"username":"system:serviceaccount:ns:sa","extra":{"authentication.kubernetes.io/credential-id":["JTI=a"]}},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments"},"responseStatus":{"code":403},"requestReceivedTimestamp":"2026-11-24T10:00:02.000000Z","annotations":{"authorization.k8s.io/decision":"forbid"}}`,
 		`{"verb":"update","userAgent":"kube-controller-manager/v1.35.4","user":{"username":"system:kube-controller-manager"},"objectRef":{"apiGroup":"apps","namespace":"x","name":"web","resource":"deployments","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-24T10:00:03.000000Z"}`,
 	}
 	// kube-apiserver rotated the log twice: the first event is in the older backup, the
@@ -67,6 +67,7 @@ func TestAuditLog(t *testing.T) {
 	g.Expect(events[0].Verb).To(Equal("patch"), "the backups first, the oldest first")
 	g.Expect(events[1].Verb).To(Equal("get"))
 	g.Expect(events[2].Resource()).To(Equal("apps/deployments/status"))
+	g.Expect([]bool{events[0].Unauthorized(), events[1].Unauthorized()}).To(Equal([]bool{false, true}))
 	g.Expect(events.ByCredential("JTI=a")).To(HaveLen(2))
 	g.Expect(events.ByCredential("JTI=a").Writes().Count()).To(Equal(map[string]int{"patch apps/deployments": 1}))
 	g.Expect(events.ByUserAgent("kube-controller-manager/").Count()).To(Equal(map[string]int{"update apps/deployments/status": 1}))
