@@ -19,6 +19,7 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
 	"os"
 	"runtime/debug"
@@ -31,6 +32,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -53,6 +59,9 @@ const (
 	// controller-runtime's default of 15 s would let a new leader start while the old one
 	// still runs; 20 s keeps 3 s (test/chaos's partition spec reports the margin).
 	leaseDuration = 20 * time.Second
+	// renewDeadline is controller-runtime's default, stated because the leader election
+	// lock's client takes half of it as its timeout.
+	renewDeadline = 10 * time.Second
 )
 
 var (
@@ -149,9 +158,21 @@ func main() {
 	// would otherwise be the binary's name.
 	cfg.UserAgent = controllers.FieldManager
 	cfg.QPS, cfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
+	leaderRecorder := &deferredRecorder{}
+	var (
+		leaderLock resourcelock.Interface
+		err        error
+	)
+	if leaderElect {
+		if leaderLock, err = podLeaderLock(cfg, leaderElectionNamespace, os.Getenv("POD_NAME"), os.Getenv("POD_UID"), leaderRecorder); err != nil {
+			setupLog.Error(err, "Unable to create the leader election lock")
+			os.Exit(1)
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controllers.CacheOptions(namespaces),
+		NewCache:                      controllers.NewCache,
 		MapperProvider:                controllers.RESTMapperProvider(scheme),
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,
@@ -160,11 +181,17 @@ func main() {
 		LeaderElectionID:              controllers.LeaderElectionID,
 		LeaderElectionNamespace:       leaderElectionNamespace,
 		LeaseDuration:                 ptr.To(leaseDuration),
+		RenewDeadline:                 ptr.To(renewDeadline),
 		LeaderElectionReleaseOnCancel: true,
+		// nil outside a pod: controller-runtime's own lock then.
+		LeaderElectionResourceLockInterface: leaderLock,
 	})
 	if err != nil {
 		setupLog.Error(err, "Unable to create manager")
 		os.Exit(1)
+	}
+	if leaderLock != nil {
+		leaderRecorder.EventRecorder = mgr.GetEventRecorderFor(leaderLock.Identity()) //nolint:staticcheck // client-go's leader election records core/v1 events
 	}
 
 	ctx := ctrl.SetupSignalHandler()
@@ -199,6 +226,57 @@ func main() {
 	if err := mgr.Start(ctx); err != nil {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
+	}
+}
+
+// podLeaderLock is the leader election lock of a replica that runs in a pod, named by the
+// pod's name and UID (POD_NAME and POD_UID, from the Downward API) instead of the host name
+// and a UUID drawn at every start, as controller-runtime names it. A leader that exited
+// because it could not renew its Lease (the API server or etcd down, a partition) and that
+// the kubelet started again finds the Lease still its own and renews it as soon as the API
+// server answers, instead of waiting for it to expire as a stranger would. Two processes
+// never share the name: the kubelet starts a container again only after it exited, and no
+// two pods share a UID. nil when the pod is not known: controller-runtime makes its own
+// lock then. The Lease's namespace is --leader-election-namespace, else POD_NAMESPACE.
+func podLeaderLock(cfg *rest.Config, namespace, podName, podUID string, recorder resourcelock.EventRecorder) (resourcelock.Interface, error) {
+	if podName == "" || podUID == "" {
+		return nil, nil
+	}
+	if namespace == "" {
+		if namespace = os.Getenv("POD_NAMESPACE"); namespace == "" {
+			return nil, errors.New("POD_NAME and POD_UID are set but not the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
+		}
+	}
+	// As controller-runtime configures its lock's client: a user agent of its own, and a
+	// timeout of half the renew deadline (10 s), so that one hung request does not lose the
+	// Lease.
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent += "/leader-election"
+	cfg.Timeout = renewDeadline / 2
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	core, err := corev1client.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	coordination, err := coordinationv1client.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	id := podName + "_" + podUID
+	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, controllers.LeaderElectionID,
+		core, coordination, resourcelock.ResourceLockConfig{Identity: id, EventRecorder: recorder})
+}
+
+// deferredRecorder records the leader election's events with the manager's recorder once
+// the manager exists: the lock is made before it, and used only once the manager starts.
+type deferredRecorder struct{ record.EventRecorder }
+
+func (r *deferredRecorder) Eventf(obj runtime.Object, eventType, reason, message string, args ...any) {
+	if r.EventRecorder != nil {
+		r.EventRecorder.Eventf(obj, eventType, reason, message, args...)
 	}
 }
 

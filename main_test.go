@@ -17,9 +17,13 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+
+	"github.com/example/foo-operator/controllers"
 )
 
 func TestSplitNamespaces(t *testing.T) {
@@ -58,6 +62,39 @@ func TestSoftMemoryLimit(t *testing.T) {
 			got, set := softMemoryLimit(tt.gomemlimit, tt.containerLimit)
 			g.Expect(set).To(Equal(tt.set))
 			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
+// In a pod, the leader election identity is the pod's, the same for every start of its
+// container; outside one, controller-runtime's lock (nil here) draws a new one each start.
+func TestPodLeaderLock(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443", UserAgent: "foo-operator"}
+	tests := []struct {
+		name, namespace, podName, podUID, podNamespace string
+		wantIdentity, wantErr                          string
+	}{
+		{name: "outside a pod"},
+		{name: "a pod", podName: "foo-operator-7d9f-x2k", podUID: "0b1c", podNamespace: "operators", wantIdentity: "foo-operator-7d9f-x2k_0b1c"},
+		{name: "a pod, the Lease's namespace given", namespace: "leases", podName: "p", podUID: "u", wantIdentity: "p_u"},
+		{name: "a pod without its namespace", podName: "p", podUID: "u", wantErr: "POD_NAMESPACE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			t.Setenv("POD_NAMESPACE", tt.podNamespace)
+			lock, err := podLeaderLock(cfg, tt.namespace, tt.podName, tt.podUID, &deferredRecorder{})
+			if tt.wantErr != "" {
+				g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			if tt.wantIdentity == "" {
+				g.Expect(lock).To(BeNil())
+				return
+			}
+			g.Expect(lock.Identity()).To(Equal(tt.wantIdentity))
+			g.Expect(lock.Describe()).To(Equal(cmp.Or(tt.namespace, tt.podNamespace) + "/" + controllers.LeaderElectionID))
 		})
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -157,7 +158,11 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
 			env = append(env, fmt.Sprintf("%s=%d", e.Name, c.Resources.Limits.Memory().Value()))
 		case e.ValueFrom.FieldRef != nil:
-			env = append(env, e.Name+"=") // WATCH_NAMESPACE: all namespaces, as OLM's AllNamespaces install mode
+			// What the kubelet gives a pod of the benchmark's namespace; no OLM annotation:
+			// WATCH_NAMESPACE empty, all namespaces, as OLM's AllNamespaces install mode.
+			env = append(env, e.Name+"="+map[string]string{
+				"metadata.name": "foo-operator-bench", "metadata.uid": string(uuid.NewUUID()), "metadata.namespace": namespace,
+			}[e.ValueFrom.FieldRef.FieldPath])
 		default:
 			return nil, nil, fmt.Errorf("config/manager/manager.yaml: environment variable %s: a source the benchmark does not know", e.Name)
 		}

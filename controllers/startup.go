@@ -17,23 +17,70 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
+
+// Starting without the API server: an operator that lost its Lease in an outage exits, and
+// the kubelet starts it again while the API server (or etcd behind it) may still be down.
+// RESTMapperProvider lets it start then; NewCache lets it resume as soon as the API server
+// is back. test/chaos runs the outages.
+
+// NewCache is the manager's NewCache: controller-runtime's cache, whose informers start
+// only once the API server is ready (it answers /readyz, polled every 500 ms). Started
+// while the API server is down, the informers' lists would fail and be retried with
+// client-go's growing backoff (up to 30 s, jittered to 60 s), and the operator, which waits
+// for its caches before it asks for the Lease, would resume that long after the API server
+// came back. Its health probes are served meanwhile.
+func NewCache(config *rest.Config, opts cache.Options) (cache.Cache, error) {
+	c, err := cache.New(config, opts)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(config, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	return &readyCache{Cache: c, ready: func(ctx context.Context) error {
+		return dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	}}, nil
+}
+
+// readyCache starts its informers once ready succeeds.
+type readyCache struct {
+	cache.Cache
+	ready func(context.Context) error
+}
+
+// Start waits until the API server is ready, then starts the informers and blocks until
+// ctx is done.
+func (c *readyCache) Start(ctx context.Context) error {
+	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		return c.ready(ctx) == nil, nil
+	})
+	if err != nil {
+		return nil // stopped before the API server was ready
+	}
+	return c.Cache.Start(ctx)
+}
 
 // RESTMapperProvider is the manager's MapperProvider: controller-runtime's dynamic
 // RESTMapper, except that the kinds the manager caches (cachedKinds) are known without
 // asking the API server. Setting up the manager's cache looks up whether they are
 // namespaced; with discovery alone, an operator started while the API server is unreachable
-// (after it lost its Lease in an outage) exits and, restarted by the kubelet, fails again
-// until the API server is back, with the kubelet's backoff delaying its recovery by up to
-// 5 minutes. With this mapper it starts, serves its probes and waits for the Lease
-// (test/chaos runs the outages).
+// exits and, restarted by the kubelet, fails again until the API server is back, with the
+// kubelet's backoff delaying its recovery by up to 5 minutes. With this mapper it starts,
+// serves its probes and waits for the API server.
 func RESTMapperProvider(scheme *runtime.Scheme) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
 	return func(config *rest.Config, httpClient *http.Client) (meta.RESTMapper, error) {
 		kinds, err := cachedKinds(scheme)

@@ -17,10 +17,14 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -32,6 +36,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -102,5 +107,39 @@ var _ = Describe("The REST mapper", func() {
 			Expect(got.Resource).To(Equal(want.Resource), "%v", gvk)
 			Expect(got.Scope.Name()).To(Equal(want.Scope.Name()), "%v", gvk)
 		}
+	})
+})
+
+var _ = Describe("The manager's cache", func() {
+	It("starts its informers only once the API server is ready", func(ctx SpecContext) {
+		httpClient, err := rest.HTTPClientFor(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		c, err := NewCache(testEnv.Config, cache.Options{Scheme: clientgoscheme.Scheme, HTTPClient: httpClient})
+		Expect(err).NotTo(HaveOccurred())
+		// The real readiness check answers here; a stand-in says "not ready" until told.
+		rc := c.(*readyCache)
+		Expect(rc.ready(ctx)).To(Succeed(), "envtest's /readyz")
+		var ready atomic.Bool
+		apiServerReady := rc.ready
+		rc.ready = func(ctx context.Context) error {
+			if !ready.Load() {
+				return errors.New("not ready")
+			}
+			return apiServerReady(ctx)
+		}
+		_, err = c.GetInformer(ctx, &samplev1alpha1.Foo{})
+		Expect(err).NotTo(HaveOccurred())
+		started, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { defer GinkgoRecover(); Expect(c.Start(started)).To(Succeed()) }()
+
+		waiting, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		Expect(c.WaitForCacheSync(waiting)).To(BeFalse(), "informers started before the API server was ready")
+		ready.Store(true)
+		synced, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		Expect(c.WaitForCacheSync(synced)).To(BeTrue(), "informers synced once the API server was ready")
+		Expect(c.List(ctx, &samplev1alpha1.FooList{})).To(Succeed())
 	})
 })
