@@ -212,8 +212,9 @@ test-e2e: node-check cluster-tools node-tools kustomize operator-sdk ## Install,
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	go test -tags e2e ./test/node -v -timeout 40m -ginkgo.v
 
-# CHAOS_SHORT=1: the short version CI runs: 30 s outages only, and not the specs labelled
-# slow (the crash loop, the load and two of the four outages). Only the full run writes
+# CHAOS_SHORT=1: the short version CI runs: 30 s outages and partitions only, and not the
+# specs labelled slow (the crash loop, the load, two of the four outages, a lone replica's
+# partition). Only the full run writes
 # docs/reliability.md; the short one writes bin/reliability-short.md.
 CHAOS_SHORT ?=
 CHAOS_REPORT ?= $(if $(CHAOS_SHORT),$(LOCALBIN)/reliability-short.md,$(CURDIR)/docs/reliability.md)

@@ -23,8 +23,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The CRD's validation, as the real API server applies it at admission.
@@ -59,11 +61,18 @@ var _ = Describe("Foo admission", func() {
 		return spec
 	}
 
+	// Sent as kubectl sends it: with strict field validation, so that an unknown field is an
+	// error rather than a warning.
 	DescribeTable("rejects an invalid Foo with a message that names the field",
-		func(name string, spec map[string]any, wantField, wantMessage string) {
-			err := k8sClient.Create(context.Background(), fooObject(name, spec))
+		func(name string, spec any, wantField, wantMessage string) {
+			foo := fooObject(name, nil)
+			if spec != nil {
+				foo.Object["spec"] = spec
+			}
+			err := k8sClient.Create(context.Background(), foo, client.FieldValidation(metav1.FieldValidationStrict))
 			Expect(err).To(HaveOccurred())
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
+			// 422 Invalid; an unknown field fails decoding: 400 Bad Request.
+			Expect(apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)).To(BeTrue(), "want 422 Invalid or 400 Bad Request, got %v", err)
 			Expect(err.Error()).To(ContainSubstring(wantField))
 			Expect(err.Error()).To(ContainSubstring(wantMessage))
 		},
@@ -92,6 +101,12 @@ var _ = Describe("Foo admission", func() {
 		Entry("image of the wrong type", "a", valid(map[string]any{"image": int64(1)}), "spec.image", "must be of type string"),
 		Entry("image too long", "a", valid(map[string]any{"image": "nginx:" + strings.Repeat("1", 600)}), "spec.image", "Too long"),
 		Entry("Foo name too long for a label value", strings.Repeat("f", 64), valid(nil), "metadata.name must be at most 63 characters", "label value"),
+		Entry("Foo name in uppercase", "Web", valid(nil), "metadata.name", "a lowercase RFC 1123 subdomain"),
+		Entry("a misspelt field (strict validation, as kubectl)", "a", valid(map[string]any{"replica": int64(3)}), "spec.replica", "unknown field"),
+		Entry("spec of the wrong type", "a", "web", "spec", "must be of type object"),
+		Entry("deploymentName with a space", "a", valid(map[string]any{"deploymentName": "my web"}), "spec.deploymentName", "deploymentName must be a valid Deployment name"),
+		Entry("image with a URL scheme", "a", valid(map[string]any{"image": "https://registry.example.com/nginx:1.28"}), "spec.image", "image must be empty (the operator's default image) or a container image reference"),
+		Entry("image with a tag of 129 characters", "a", valid(map[string]any{"image": "nginx:" + strings.Repeat("t", 129)}), "spec.image", "image must be empty (the operator's default image) or a container image reference"),
 	)
 
 	DescribeTable("accepts a valid Foo",

@@ -19,6 +19,8 @@ limitations under the License.
 package chaos
 
 import (
+	"maps"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -41,13 +43,26 @@ func readAudit() framework.AuditLog {
 // identity) received in [from, to).
 func requestsBy(events framework.AuditLog, name string, from, to time.Time) framework.AuditLog {
 	GinkgoHelper()
-	credential := credentialOf(name)
-	Expect(credential).NotTo(BeEmpty(), "replicas called %s ran", name)
-	return events.ByCredential(credential).Between(from, to)
+	credentials := credentialsOf(name)
+	Expect(credentials).NotTo(BeEmpty(), "replicas called %s ran", name)
+	return events.ByCredential(credentials...).Between(from, to)
 }
 
 // writesBy returns the writes of the replicas called name received in [from, to).
 func writesBy(events framework.AuditLog, name string, from, to time.Time) framework.AuditLog {
 	GinkgoHelper()
 	return requestsBy(events, name, from, to).Writes()
+}
+
+// duplicateCreates are the Deployments of ns that were created more than once, with how
+// many times: the answers 201 Created to a create, or to the server-side apply that creates.
+func duplicateCreates(events framework.AuditLog, ns string) map[string]int {
+	created := map[string]int{}
+	for _, e := range events {
+		if e.Stage == "ResponseComplete" && e.ObjectRef.Namespace == ns && e.Resource() == "apps/deployments" && e.ResponseStatus.Code == http.StatusCreated {
+			created[e.ObjectRef.Name]++
+		}
+	}
+	maps.DeleteFunc(created, func(_ string, n int) bool { return n == 1 })
+	return created
 }

@@ -56,13 +56,14 @@ func inputSpecs() {
 				Annotations: map[string]string{"note": "ünïcödé ✓ 日本語"}}, Spec: spec}
 			Expect(k8s.Create(context.Background(), foo)).To(Succeed(), name)
 		}
-		expectConverged(ns, len(foos))
+		converged := expectConverged(ns, len(foos))
 		d := &appsv1.Deployment{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "digest"}, d)).To(Succeed())
 		Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(foos["digest"].Image))
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "hundred"}, d)).To(Succeed())
 		Expect(d.Status.AvailableReplicas).To(Equal(int32(100)))
-		figures.add(scenario, "handled: 63-character name, replicas 0 and 100, image by digest, dotted deploymentName, unicode annotations", "all Ready")
+		figures.add(scenario, "odd but valid Foos (63-character name, replicas 0 and 100, image by digest, dotted deploymentName, unicode annotations) Ready",
+			fmt.Sprintf("%d of %d", converged, len(foos)))
 	})
 
 	It("never touches a Deployment it does not control", func() {
@@ -73,12 +74,12 @@ func inputSpecs() {
 		squatted := time.Now()
 		Expect(k8s.Create(context.Background(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "squatter", Namespace: ns},
 			Spec: samplev1alpha1.FooSpec{DeploymentName: "taken"}})).To(Succeed())
-		expectDegraded(ns, "squatter", samplev1alpha1.DeploymentConflictReason, `Resource "taken" already exists and is not managed by Foo`)
-		expectUnchanged(foreign, squatted)
-		figures.add(scenario, "deploymentName of another tenant's Deployment", "Degraded DeploymentConflict; the Deployment unchanged")
+		condition := expectDegraded(ns, "squatter", samplev1alpha1.DeploymentConflictReason, `Resource "taken" already exists and is not managed by Foo`)
+		figures.add(scenario, "deploymentName of another tenant's Deployment", condition+"; "+expectUnchanged(foreign, squatted))
 
 		By("a thousand Foos naming the same Deployment")
 		const many = 1000
+		var crowd string
 		for i := range many {
 			Expect(k8s.Create(context.Background(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("crowd-%04d", i), Namespace: ns},
 				Spec: samplev1alpha1.FooSpec{DeploymentName: "shared"}})).To(Succeed())
@@ -99,9 +100,12 @@ func inputSpecs() {
 				}
 			}
 			g.Expect([]int{ready, conflict}).To(Equal([]int{1, many - 1}))
+			crowd = fmt.Sprintf("%d Ready, %d Degraded %s", ready, conflict, samplev1alpha1.DeploymentConflictReason)
 		}).Should(Succeed())
-		Expect(deploymentsIn(ns)()).To(Equal(2), "the foreign Deployment and the one shared name")
-		figures.add(scenario, "1,000 Foos naming the same Deployment", "1 Ready, 999 Degraded DeploymentConflict, 1 Deployment")
+		deployments, err := deploymentsIn(ns)()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deployments).To(Equal(2), "the foreign Deployment and the one shared name")
+		figures.add(scenario, "1,000 Foos naming the same Deployment", fmt.Sprintf("%s, %d Deployment besides the foreign one", crowd, deployments-1))
 
 		By("someone removes the controller reference of a Foo's Deployment")
 		Expect(k8s.Create(context.Background(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "disowned", Namespace: ns},
@@ -115,9 +119,8 @@ func inputSpecs() {
 		d.OwnerReferences = nil
 		Expect(k8s.Patch(context.Background(), d, patch)).To(Succeed())
 		disowned := time.Now()
-		expectDegraded(ns, "disowned", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
-		expectUnchanged(d, disowned)
-		figures.add(scenario, "controller reference removed from a Foo's Deployment", "Degraded DeploymentConflict; the Deployment, now someone else's, unchanged")
+		condition = expectDegraded(ns, "disowned", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
+		figures.add(scenario, "controller reference removed from a Foo's Deployment", condition+"; "+expectUnchanged(d, disowned))
 
 		By("someone points the controller reference of a Foo's Deployment at another Foo")
 		for _, name := range []string{"owner-a", "owner-b"} {
@@ -137,10 +140,9 @@ func inputSpecs() {
 		d.OwnerReferences[0].Name, d.OwnerReferences[0].UID = b.Name, b.UID
 		Expect(k8s.Patch(context.Background(), d, patch)).To(Succeed())
 		repointed := time.Now()
-		expectDegraded(ns, "owner-a", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
-		expectUnchanged(d, repointed)
-		figures.add(scenario, "controller reference of a Foo's Deployment pointed at another Foo",
-			"the Foo that names it Degraded DeploymentConflict; the other Foo does not delete it as its own leftover; unchanged")
+		condition = expectDegraded(ns, "owner-a", samplev1alpha1.DeploymentConflictReason, "not managed by Foo")
+		// The other Foo, now its controller, does not delete it as a leftover of its own.
+		figures.add(scenario, "controller reference of a Foo's Deployment pointed at another Foo", "the Foo that names it "+condition+"; "+expectUnchanged(d, repointed))
 	})
 
 	It("recovers from what others do to its objects", func() {
@@ -160,12 +162,11 @@ func inputSpecs() {
 			g.Expect(again.UID).NotTo(Equal(d.UID))
 		}).Should(Succeed())
 		expectConverged(ns, 1)
-		Consistently(func() ([]corev1.Pod, error) {
-			pods := &corev1.PodList{}
-			err := k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"controller": "web"})
-			return pods.Items, err
-		}, 10*time.Second).Should(HaveLen(2), "the new Deployment adopted the orphaned ReplicaSet: no duplicate pods")
-		figures.add(scenario, "its Deployment deleted with --cascade=orphan", "recreated; the orphaned ReplicaSet adopted, 2 pods, not 4")
+		pods := podsIn(ns, client.MatchingLabels{"controller": "web"})
+		Consistently(pods, 10*time.Second).Should(HaveLen(2), "the new Deployment adopted the orphaned ReplicaSet: no duplicate pods")
+		running, err := pods()
+		Expect(err).NotTo(HaveOccurred())
+		figures.add(scenario, "its Deployment deleted with --cascade=orphan: recreated, the orphaned ReplicaSet adopted; pods of the Foo (it asks for 2) after 10 s", len(running))
 
 		By("kubectl replace of its status with nonsense")
 		foo := &samplev1alpha1.Foo{}
@@ -208,24 +209,27 @@ func foreignDeployment(ns, name string) *appsv1.Deployment {
 	}
 }
 
-// expectDegraded waits until a Foo is Degraded for reason, with message in the condition.
-func expectDegraded(ns, name, reason, message string) {
+// expectDegraded waits until a Foo is Degraded for reason, with message in the condition,
+// and returns the condition as read: "Degraded <reason>".
+func expectDegraded(ns, name, reason, message string) string {
 	GinkgoHelper()
+	c := &metav1.Condition{}
 	Eventually(func(g Gomega) {
 		foo := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, foo)).To(Succeed())
-		c := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
+		c = meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(c.Reason).To(Equal(reason))
 		g.Expect(c.Message).To(ContainSubstring(message))
 	}).Should(Succeed())
+	return c.Type + " " + c.Reason
 }
 
 // expectUnchanged checks that the operator sends no write to d after since: for ten seconds
 // its spec, owners and labels stay as they are, and the audit log holds no write of the
-// operator's service account to it.
-func expectUnchanged(d *appsv1.Deployment, since time.Time) {
+// operator's service account to it. It returns a description of what was observed.
+func expectUnchanged(d *appsv1.Deployment, since time.Time) string {
 	GinkgoHelper()
 	key := client.ObjectKeyFromObject(d)
 	latest := &appsv1.Deployment{}
@@ -237,10 +241,13 @@ func expectUnchanged(d *appsv1.Deployment, since time.Time) {
 		g.Expect(now.OwnerReferences).To(Equal(latest.OwnerReferences))
 		g.Expect(now.Labels).To(Equal(latest.Labels))
 	}, 10*time.Second).Should(Succeed())
+	var writes []string
 	for _, e := range readAudit() {
 		if e.IsWrite() && e.User.Username == operatorUser && e.ObjectRef.Resource == "deployments" &&
 			e.ObjectRef.Namespace == d.Namespace && e.ObjectRef.Name == d.Name && e.Received.After(since) {
-			Fail(fmt.Sprintf("the operator wrote to %s: %s at %v", key, e.Verb, e.Received))
+			writes = append(writes, fmt.Sprintf("%s at %v", e.Verb, e.Received))
 		}
 	}
+	Expect(writes).To(BeEmpty(), "the operator's writes to %s", key)
+	return fmt.Sprintf("the Deployment's spec, owners and labels unchanged for 10 s, %d writes of the operator to it", len(writes))
 }

@@ -61,7 +61,7 @@ func loadSpecs() {
 			ns := newNamespace(fmt.Sprintf("load-%02d", i))
 			wg.Go(func() {
 				defer GinkgoRecover()
-				createFoos(ns, perNamespace)
+				createFoos(ns, 0, perNamespace)
 			})
 		}
 		wg.Wait()

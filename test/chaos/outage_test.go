@@ -71,7 +71,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		ns := newNamespace(name)
 		operator := supervise("manager-" + name)
 		Eventually(operator.leads).WithTimeout(time.Minute).Should(BeTrue())
-		createFoos(ns, n)
+		createFoos(ns, 0, n)
 		if converging {
 			Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
 		} else {
@@ -116,7 +116,13 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 			Expect(others).To(BeEmpty(), "writes to the Foos that did not change, or their Deployments, since the outage began")
 			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", len(others))
 		}
-		figures.add(scenario, "time from the API answering again to the operator's first write (taking the Lease)", firstWrite(readAudit(), operator.name, back).Sub(back).Round(100*time.Millisecond))
+		// The restarted replica keeps its pod's identity (main.go podLeaderLock), so the Lease
+		// it held is still its own: it renews it on its first try once the API answers (every
+		// 2 s, jittered up to 4.4 s) instead of waiting, as a stranger must, a Lease duration
+		// (20 s) from when it first read the Lease.
+		first := firstWrite(readAudit(), operator.name, back).Sub(back)
+		figures.add(scenario, "time from the API answering again to the operator's first write (taking the Lease)", first.Round(100*time.Millisecond))
+		Expect(first).To(BeNumerically("<=", 5*time.Second), "the operator writes within 5 s of the API answering")
 		// A restart when the Lease could not be renewed is how controller-runtime keeps two
 		// leaders from running: more than one per outage would be a restart storm.
 		Expect(operator.restarts()).To(BeNumerically("<=", 1))
@@ -216,7 +222,7 @@ func restartExitedComponents() {
 // supervisor runs a replica of the operator and starts it again whenever it exits, with
 // the kubelet's backoff for a restarting container (10 s, doubled on every restart, at most
 // 5 minutes, reset once it ran for 10 minutes): what a cluster does for the operator's pod.
-// The kubelet itself cannot run on this machine (no container engine).
+// Every replica it starts has the same name, and so the same pod identity (launch).
 type supervisor struct {
 	name string
 	args []string

@@ -30,28 +30,42 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// partitionSpecs are scenario 4: the leader cut off from the API server for longer than its
-// Lease lasts, while a second replica still reaches it.
+// partitionSpecs are scenario 4: the leader cut off from the API server for 30 s and
+// (unless CHAOS_SHORT is set) 3 minutes, longer than its Lease lasts, while a second replica
+// still reaches it, and alone.
 func partitionSpecs() {
-	It("stops the partitioned leader before the other replica starts, so two leaders never write", func() {
-		const scenario, n, cut = "4. Partition: the leader cut off from the API server for 45 s (the Lease lasts 20 s) while 300 Foos converge", 300, 45 * time.Second
-		ns := newNamespace("partition")
-		network := newPartition()
-		// Its token's kubeconfig, made before it starts, names the proxy as the API server.
-		_, err := identity("manager-partitioned", network.addr())
-		Expect(err).NotTo(HaveOccurred())
-		old := supervise("manager-partitioned")
-		Eventually(old.leads).WithTimeout(time.Minute).Should(BeTrue())
-		other := startReplica("manager-reachable")
+	cuts := []time.Duration{30 * time.Second}
+	if !short() {
+		cuts = append(cuts, 3*time.Minute)
+	}
+	for _, cut := range cuts {
+		partitionSpec(cut)
+		partitionAloneSpec(cut)
+	}
+}
 
-		createFoos(ns, n)
+func partitionSpec(cut time.Duration) {
+	It(fmt.Sprintf("stops the leader partitioned for %v before the other replica starts, so two leaders never write", cut), func() {
+		const n = 300
+		scenario := fmt.Sprintf("4. Partition: the leader cut off from the API server for %v while %d Foos converge, another replica reaching it", cut, n)
+		ns := newNamespace("partition-" + cut.String())
+		network := newPartition()
+		partitionedName := "manager-partitioned-" + cut.String()
+		// Its token's kubeconfig, made before it starts, names the proxy as the API server.
+		_, err := identity(partitionedName, network.addr())
+		Expect(err).NotTo(HaveOccurred())
+		old := supervise(partitionedName)
+		Eventually(old.leads).WithTimeout(time.Minute).Should(BeTrue())
+		other := startReplica("manager-reachable-" + cut.String())
+
+		createFoos(ns, 0, n)
 		Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
 		partitioned := time.Now()
 		network.cut()
 		Eventually(other.leads).WithTimeout(time.Minute).Should(BeTrue())
 		time.Sleep(time.Until(partitioned.Add(cut)))
 		network.heal()
-		expectConverged(ns, n)
+		converged := expectConverged(ns, n)
 		time.Sleep(5 * time.Second) // the audit log is written asynchronously
 
 		events := readAudit()
@@ -70,7 +84,45 @@ func partitionSpecs() {
 		Expect(late).To(BeEmpty(), "no write of the partitioned replica reached the API server after the other replica's first write")
 		figures.add(scenario, "writes of the partitioned replica received after the cut (forwarded before it)", len(writesBy(events, old.name, partitioned, first)))
 		figures.add(scenario, "writes of the partitioned replica received after the other replica's first write (during the cut and after it, restarted)", len(late))
-		figures.add(scenario, "Foos converged", fmt.Sprintf("%d of %d", n, n))
+		figures.add(scenario, "Foos converged", fmt.Sprintf("%d of %d", converged, n))
+		duplicates := duplicateCreates(events, ns)
+		Expect(duplicates).To(BeEmpty(), "Deployments created more than once")
+		figures.add(scenario, "Deployments created more than once (audit log)", len(duplicates))
+	})
+}
+
+// partitionAloneSpec cuts the only replica off: once the network heals, it must resume at
+// once, since the Lease it held is still its own (main.go podLeaderLock).
+func partitionAloneSpec(cut time.Duration) {
+	It(fmt.Sprintf("resumes within 5 s of a %v partition of its only replica healing, restarting as its pod would", cut), Slow, func() {
+		const n = 200
+		scenario := fmt.Sprintf("4. Partition: the only replica cut off from the API server for %v while %d Foos converge", cut, n)
+		ns := newNamespace("partition-alone-" + cut.String())
+		network := newPartition()
+		name := "manager-alone-" + cut.String()
+		_, err := identity(name, network.addr())
+		Expect(err).NotTo(HaveOccurred())
+		operator := supervise(name)
+		Eventually(operator.leads).WithTimeout(time.Minute).Should(BeTrue())
+
+		createFoos(ns, 0, n)
+		Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
+		network.cut()
+		time.Sleep(cut)
+		network.heal()
+		healed := time.Now()
+		converged := expectConverged(ns, n)
+		time.Sleep(5 * time.Second) // the audit log is written asynchronously
+
+		events := readAudit()
+		first := firstWrite(events, name, healed).Sub(healed)
+		figures.add(scenario, "time from the heal to the operator's first write (renewing its Lease)", first.Round(100*time.Millisecond))
+		Expect(first).To(BeNumerically("<=", 5*time.Second), "the operator writes within 5 s of the heal")
+		figures.add(scenario, "operator restarts (it exits when it cannot renew its Lease)", operator.restarts())
+		figures.add(scenario, "Foos converged", fmt.Sprintf("%d of %d", converged, n))
+		duplicates := duplicateCreates(events, ns)
+		Expect(duplicates).To(BeEmpty(), "Deployments created more than once")
+		figures.add(scenario, "Deployments created more than once (audit log)", len(duplicates))
 	})
 }
 

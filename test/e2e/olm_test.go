@@ -39,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -416,7 +417,7 @@ func runOperatorAsInstalled(ns string) {
 	token, err := framework.Token(context.Background(), clientset, ns, tmpl.Spec.ServiceAccountName)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(work, "operator-"+d.ResourceVersion+".kubeconfig")
-	Expect(framework.WriteKubeconfig(kubeconfig, cfg.Host, cfg.CAData, token, ns)).To(Succeed())
+	Expect(framework.WriteKubeconfig(kubeconfig, cfg.Host, cfg.CAData, &clientcmdapi.AuthInfo{Token: token}, ns)).To(Succeed())
 
 	var env []string
 	for _, e := range tmpl.Spec.Containers[0].Env {

@@ -138,10 +138,10 @@ func (l AuditLog) Between(from, to time.Time) AuditLog {
 	return l.Where(func(e AuditEvent) bool { return !e.Received.Time.Before(from) && e.Received.Time.Before(to) })
 }
 
-// ByCredential is the requests sent with the token whose CredentialID is id.
-func (l AuditLog) ByCredential(id string) AuditLog {
+// ByCredential is the requests sent with a token whose CredentialID is one of ids.
+func (l AuditLog) ByCredential(ids ...string) AuditLog {
 	return l.Where(func(e AuditEvent) bool {
-		return slices.Contains(e.User.Extra["authentication.kubernetes.io/credential-id"], id)
+		return slices.ContainsFunc(e.User.Extra["authentication.kubernetes.io/credential-id"], func(id string) bool { return slices.Contains(ids, id) })
 	})
 }
 

@@ -21,7 +21,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,12 +37,77 @@ import (
 
 // Token is a token of a service account, valid for an hour.
 func Token(ctx context.Context, kube kubernetes.Interface, ns, name string) (string, error) {
+	return token(ctx, kube, ns, name, time.Hour)
+}
+
+func token(ctx context.Context, kube kubernetes.Interface, ns, name string, lifetime time.Duration) (string, error) {
 	token, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(lifetime.Seconds()))}}, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("token of service account %s/%s: %w", ns, name, err)
 	}
 	return token.Status.Token, nil
+}
+
+// RotatedToken keeps a token of a service account in a file and replaces it with a new one
+// at 80 % of its lifetime, as the kubelet does with a pod's projected service account
+// token. A client that reads the file (client-go re-reads a kubeconfig's tokenFile every
+// minute) never sends an expired token, however long it runs.
+type RotatedToken struct {
+	Path string // the token file
+
+	mu  sync.Mutex
+	ids []string
+}
+
+// NewRotatedToken writes a token of service account ns/name, valid for lifetime, to path
+// and rotates it until ctx is done. A failed rotation is retried a minute later.
+func NewRotatedToken(ctx context.Context, kube kubernetes.Interface, ns, name, path string, lifetime time.Duration) (*RotatedToken, error) {
+	t := &RotatedToken{Path: path}
+	if err := t.rotate(ctx, kube, ns, name, lifetime); err != nil {
+		return nil, err
+	}
+	go func() {
+		next := lifetime * 4 / 5
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(next):
+			}
+			next = lifetime * 4 / 5
+			if err := t.rotate(ctx, kube, ns, name, lifetime); err != nil {
+				next = time.Minute
+			}
+		}
+	}()
+	return t, nil
+}
+
+func (t *RotatedToken) rotate(ctx context.Context, kube kubernetes.Interface, ns, name string, lifetime time.Duration) error {
+	token, err := token(ctx, kube, ns, name, lifetime)
+	if err != nil {
+		return err
+	}
+	id, err := CredentialID(token)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.ids = append(t.ids, id) // before the file holds it: no request goes unattributed
+	t.mu.Unlock()
+	tmp := t.Path + ".new"
+	if err := os.WriteFile(tmp, []byte(token), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, t.Path)
+}
+
+// CredentialIDs are the CredentialIDs of every token written to the file.
+func (t *RotatedToken) CredentialIDs() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.ids)
 }
 
 // CredentialID is how kube-apiserver's audit events name a service account token (in
@@ -63,12 +132,12 @@ func CredentialID(token string) (string, error) {
 }
 
 // WriteKubeconfig writes to path a kubeconfig for the API server at server (its CA caData)
-// with a bearer token, in namespace ns (none when empty).
-func WriteKubeconfig(path, server string, caData []byte, token, ns string) error {
+// with the credentials of auth, in namespace ns (none when empty).
+func WriteKubeconfig(path, server string, caData []byte, auth *clientcmdapi.AuthInfo, ns string) error {
 	const name = "local"
 	return clientcmd.WriteToFile(clientcmdapi.Config{
 		Clusters:       map[string]*clientcmdapi.Cluster{name: {Server: server, CertificateAuthorityData: caData}},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{name: {Token: token}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{name: auth},
 		Contexts:       map[string]*clientcmdapi.Context{name: {Cluster: name, AuthInfo: name, Namespace: ns}},
 		CurrentContext: name,
 	}, path)
