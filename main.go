@@ -18,6 +18,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -164,7 +165,8 @@ func main() {
 		err        error
 	)
 	if leaderElect {
-		if leaderLock, err = podLeaderLock(cfg, leaderElectionNamespace, os.Getenv("POD_NAME"), os.Getenv("POD_UID"), leaderRecorder); err != nil {
+		namespace := cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE"))
+		if leaderLock, err = podLeaderLock(cfg, namespace, os.Getenv("POD_NAME"), os.Getenv("POD_UID"), leaderRecorder); err != nil {
 			setupLog.Error(err, "Unable to create the leader election lock")
 			os.Exit(1)
 		}
@@ -237,15 +239,13 @@ func main() {
 // server answers, instead of waiting for it to expire as a stranger would. Two processes
 // never share the name: the kubelet starts a container again only after it exited, and no
 // two pods share a UID. nil when the pod is not known: controller-runtime makes its own
-// lock then. The Lease's namespace is --leader-election-namespace, else POD_NAMESPACE.
+// lock then. The Lease is in namespace (--leader-election-namespace, else POD_NAMESPACE).
 func podLeaderLock(cfg *rest.Config, namespace, podName, podUID string, recorder resourcelock.EventRecorder) (resourcelock.Interface, error) {
 	if podName == "" || podUID == "" {
 		return nil, nil
 	}
 	if namespace == "" {
-		if namespace = os.Getenv("POD_NAMESPACE"); namespace == "" {
-			return nil, errors.New("POD_NAME and POD_UID are set but not the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
-		}
+		return nil, errors.New("POD_NAME and POD_UID are set but not the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
 	}
 	// As controller-runtime configures its lock's client: a user agent of its own, and a
 	// timeout of half the renew deadline (10 s), so that one hung request does not lose the

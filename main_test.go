@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"cmp"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -71,18 +70,16 @@ func TestSoftMemoryLimit(t *testing.T) {
 func TestPodLeaderLock(t *testing.T) {
 	cfg := &rest.Config{Host: "https://127.0.0.1:6443", UserAgent: "foo-operator"}
 	tests := []struct {
-		name, namespace, podName, podUID, podNamespace string
-		wantIdentity, wantErr                          string
+		name, namespace, podName, podUID string
+		wantIdentity, wantErr            string
 	}{
 		{name: "outside a pod"},
-		{name: "a pod", podName: "foo-operator-7d9f-x2k", podUID: "0b1c", podNamespace: "operators", wantIdentity: "foo-operator-7d9f-x2k_0b1c"},
-		{name: "a pod, the Lease's namespace given", namespace: "leases", podName: "p", podUID: "u", wantIdentity: "p_u"},
-		{name: "a pod without its namespace", podName: "p", podUID: "u", wantErr: "POD_NAMESPACE"},
+		{name: "a pod", namespace: "operators", podName: "foo-operator-7d9f-x2k", podUID: "0b1c", wantIdentity: "foo-operator-7d9f-x2k_0b1c"},
+		{name: "a pod without the Lease's namespace", podName: "p", podUID: "u", wantErr: "POD_NAMESPACE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			t.Setenv("POD_NAMESPACE", tt.podNamespace)
 			lock, err := podLeaderLock(cfg, tt.namespace, tt.podName, tt.podUID, &deferredRecorder{})
 			if tt.wantErr != "" {
 				g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
@@ -94,7 +91,7 @@ func TestPodLeaderLock(t *testing.T) {
 				return
 			}
 			g.Expect(lock.Identity()).To(Equal(tt.wantIdentity))
-			g.Expect(lock.Describe()).To(Equal(cmp.Or(tt.namespace, tt.podNamespace) + "/" + controllers.LeaderElectionID))
+			g.Expect(lock.Describe()).To(Equal(tt.namespace + "/" + controllers.LeaderElectionID))
 		})
 	}
 }

@@ -54,6 +54,15 @@ func writesBy(events framework.AuditLog, name string, from, to time.Time) framew
 	return requestsBy(events, name, from, to).Writes()
 }
 
+// expectNoDuplicateCreates checks that no Deployment of ns was created more than once, and
+// reports how many were.
+func expectNoDuplicateCreates(scenario string, events framework.AuditLog, ns string) {
+	GinkgoHelper()
+	duplicates := duplicateCreates(events, ns)
+	Expect(duplicates).To(BeEmpty(), "Deployments created more than once")
+	figures.add(scenario, "Deployments created more than once (audit log)", len(duplicates))
+}
+
 // duplicateCreates are the Deployments of ns that were created more than once, with how
 // many times: the answers 201 Created to a create, or to the server-side apply that creates.
 func duplicateCreates(events framework.AuditLog, ns string) map[string]int {

@@ -213,7 +213,7 @@ func foreignDeployment(ns, name string) *appsv1.Deployment {
 // and returns the condition as read: "Degraded <reason>".
 func expectDegraded(ns, name, reason, message string) string {
 	GinkgoHelper()
-	c := &metav1.Condition{}
+	var c *metav1.Condition
 	Eventually(func(g Gomega) {
 		foo := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, foo)).To(Succeed())

@@ -116,10 +116,10 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 			Expect(others).To(BeEmpty(), "writes to the Foos that did not change, or their Deployments, since the outage began")
 			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", len(others))
 		}
-		// The restarted replica keeps its pod's identity (main.go podLeaderLock), so the Lease
-		// it held is still its own: it renews it on its first try once the API answers (every
-		// 2 s, jittered up to 4.4 s) instead of waiting, as a stranger must, a Lease duration
-		// (20 s) from when it first read the Lease.
+		// The restarted replica starts its informers once the API server is ready
+		// (controllers.NewCache) and keeps its pod's identity (main.go podLeaderLock), so the
+		// Lease it held is still its own: it renews it at its first try instead of waiting, as
+		// a stranger must, a Lease duration (20 s) from when it first read the Lease.
 		first := firstWrite(readAudit(), operator.name, back).Sub(back)
 		figures.add(scenario, "time from the API answering again to the operator's first write (taking the Lease)", first.Round(100*time.Millisecond))
 		Expect(first).To(BeNumerically("<=", 5*time.Second), "the operator writes within 5 s of the API answering")
