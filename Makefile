@@ -219,7 +219,7 @@ test-e2e: node-check cluster-tools node-tools kustomize operator-sdk ## Install,
 CHAOS_SHORT ?=
 CHAOS_REPORT ?= $(if $(CHAOS_SHORT),$(LOCALBIN)/reliability-short.md,$(CURDIR)/docs/reliability.md)
 .PHONY: test-chaos
-test-chaos: cluster-tools kustomize ## Faults, outages, partition, hostile input, load and permissions on a local cluster; writes docs/reliability.md.
+test-chaos: cluster-tools kustomize $(if $(CHAOS_SHORT),,node-check node-tools) ## Faults, outages, partition, hostile input, load and permissions on a local cluster; writes docs/reliability.md.
 	CHAOS_SHORT=$(CHAOS_SHORT) CHAOS_REPORT=$(CHAOS_REPORT) go test -tags chaos ./test/chaos -v -timeout 150m -ginkgo.v \
 		$(if $(CHAOS_SHORT),-ginkgo.label-filter='!slow')
 

@@ -7,6 +7,11 @@
 #   real            a node that runs containers (hack/real-node.sh: kubelet, kube-proxy,
 #                   containerd, CoreDNS, a registry of the images hack/images.sh builds).
 #                   OLM runs in the cluster as its release manifests deploy it.
+#                   LOCAL_CLUSTER_SIMULATED_NODE=true adds the simulated node beside it
+#                   for pods that need not run (the chaos suite's load: thousands of
+#                   operands beside the operator's container), and taints the real node
+#                   (foo-operator.example.com/real-node:NoSchedule) so that only pods that
+#                   tolerate it run there.
 # State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR overrides it: the e2e suite uses
 # its own); the cluster name, derived from that folder, and random ports keep two checkouts
 # (or the demo and the e2e suite) on one machine apart.
@@ -22,6 +27,7 @@ cluster=foo-$(printf '%s' "$KWOK_WORKDIR" | cksum | cut -d' ' -f1)
 kubeconfig=$KWOK_WORKDIR/kubeconfig
 kubectl=("$bin/kubectl" --kubeconfig "$kubeconfig")
 node_kind=${LOCAL_CLUSTER_NODE:-kwok}
+real_taint=foo-operator.example.com/real-node=:NoSchedule
 mkdir -p "$KWOK_WORKDIR"
 
 up() {
@@ -79,6 +85,10 @@ up() {
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
 	if [ "$node_kind" = real ]; then
 		"$root/hack/real-node.sh" up
+		if [ "${LOCAL_CLUSTER_SIMULATED_NODE:-false}" = true ]; then
+			kwok_node 0
+			"${kubectl[@]}" taint node real-node-0 "$real_taint" --overwrite >/dev/null
+		fi
 	else
 		kwok_node "${#metrics[@]}"
 	fi

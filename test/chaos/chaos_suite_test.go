@@ -20,7 +20,9 @@ limitations under the License.
 // operator must survive and permissions it must keep, on a local control plane (kwok with
 // the real kube-apiserver, kube-controller-manager and kube-scheduler) whose audit log
 // records every request of the operator's service account. The operator runs as local
-// processes with a token of that service account, bound to the RBAC config/default ships.
+// processes with a token of that service account, bound to the RBAC config/default ships;
+// the load runs on a cluster of its own (loadCluster), where it is config/default's
+// container on a real node, under the shipped memory limit.
 // The figures go to the report CHAOS_REPORT names (docs/reliability.md in make test-chaos).
 package chaos
 
@@ -92,7 +94,7 @@ var _ = Describe("The operator", Ordered, func() {
 	Context("cut off from the API server", partitionSpecs)
 	Context("given hostile and odd input", inputSpecs)
 	Context("as a security boundary", securitySpecs)
-	Context("under load", loadSpecs)
+	Context("under load", Slow, loadSpecs)
 })
 
 var _ = BeforeSuite(func() {
@@ -120,7 +122,8 @@ var _ = BeforeSuite(func() {
 	manifests := suite.Run(root, nil, "bin/kustomize", "build", "config/default")
 	suite.Run(root, strings.NewReader(manifests), "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "apply", "--server-side", "-f", "-")
 	suite.Run(root, nil, "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
-	memoryLimit = shippedMemoryLimit(manifests)
+	manager := managerContainer(manifests)
+	memoryLimit, shippedMemoryRequest = *manager.Resources.Limits.Memory(), *manager.Resources.Requests.Memory()
 
 	kubeconfig, err = identity("operator", cfg.Host)
 	Expect(err).NotTo(HaveOccurred())
@@ -304,7 +307,9 @@ func (r *report) write(path string, took time.Duration) error {
 	fmt.Fprintf(&b, "# Reliability and security\n\nRun of `make test-chaos` on %s (commit %s), every spec passed, in %v: the operator as local processes\n",
 		time.Now().UTC().Format("2006-01-02"), commit(), took.Round(time.Second))
 	b.WriteString("under its service account and the RBAC `config/default` ships, on a local cluster (kwok with the real kube-apiserver,\n")
-	b.WriteString("kube-controller-manager and kube-scheduler). Requests are counted from kube-apiserver's audit log, per replica by the token it runs with.\n\n")
+	b.WriteString("kube-controller-manager and kube-scheduler). Requests are counted from kube-apiserver's audit log, per replica by the token it runs with.\n")
+	b.WriteString("The load (scenarios 7 and 8) runs on a cluster of its own: the operator as config/default deploys it, a container on a real node\n")
+	b.WriteString("(kubelet and containerd) under its shipped memory limit, and the operands on a simulated node beside it.\n\n")
 	if short() {
 		b.WriteString("This is the short version (CHAOS_SHORT): 30 s outages and partitions only; make test-chaos CHAOS_SHORT=1 leaves out the specs labelled slow.\n\n")
 	}

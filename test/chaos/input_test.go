@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,10 +36,31 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
 )
 
 func inputSpecs() {
 	const scenario = "5. Hostile and odd input"
+
+	It("rejects hostile input at admission with an answer that names the field and what to fix", func() {
+		ns := newNamespace("input-invalid")
+		invalid := framework.InvalidFoos()
+		rejected := 0
+		for _, foo := range invalid {
+			// Sent as kubectl sends it: strict field validation makes an unknown field an error.
+			err := k8s.Create(context.Background(), foo.Object(ns), client.FieldValidation(metav1.FieldValidationStrict))
+			Expect(err).To(HaveOccurred(), foo.Description)
+			Expect(apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)).To(BeTrue(), "%s: want 422 Invalid or 400 Bad Request, got %v", foo.Description, err)
+			Expect(err.Error()).To(And(ContainSubstring(foo.Field), ContainSubstring(foo.Message)), foo.Description)
+			rejected++
+			figures.add(scenario, "rejected: "+foo.Description, answer(err))
+		}
+		stored := &samplev1alpha1.FooList{}
+		Expect(k8s.List(context.Background(), stored, client.InNamespace(ns))).To(Succeed())
+		Expect(stored.Items).To(BeEmpty())
+		figures.add(scenario, "invalid Foos rejected, each answer naming the field and what to fix; Foos stored",
+			fmt.Sprintf("%d of %d; %d", rejected, len(invalid), len(stored.Items)))
+	})
 
 	It("handles odd but valid Foos without harm", func() {
 		ns := newNamespace("input-valid")
@@ -191,6 +213,26 @@ func inputSpecs() {
 		Expect(writes).To(BeNumerically("<=", 3*100), "at most a Deployment apply, an event and a status write per change")
 		figures.add(scenario, "100 changes of spec.replicas in 10 s", fmt.Sprintf("%d operator writes (Deployment, events, status), final state correct", writes))
 	})
+}
+
+// answer is the API server's answer as the report shows it: a run of more than 16 of one
+// character shortened to 16 and a count, and '|' escaped for the table.
+func answer(err error) string {
+	var b strings.Builder
+	runes := []rune(err.Error())
+	for i := 0; i < len(runes); {
+		j := i
+		for j < len(runes) && runes[j] == runes[i] {
+			j++
+		}
+		if j-i > 16 {
+			fmt.Fprintf(&b, "%s…(%d in all)", strings.Repeat(string(runes[i]), 16), j-i)
+		} else {
+			b.WriteString(string(runes[i:j]))
+		}
+		i = j
+	}
+	return strings.ReplaceAll(b.String(), "|", `\|`)
 }
 
 // foreignDeployment is a Deployment some other tenant owns.

@@ -33,6 +33,9 @@ type Cluster struct {
 	// RealNode makes its node one that runs containers, with a registry that mirrors the
 	// public registries the manifests name (hack/images.sh); false: a simulated node.
 	RealNode bool
+	// SimulatedNode, with RealNode, adds a simulated node for pods that need not run, and
+	// taints the real node with RealNodeTaint: only pods that tolerate it run there.
+	SimulatedNode bool
 	// Dir holds its state and kubeconfig (LOCAL_CLUSTER_DIR); its name derives from it, so
 	// clusters of different directories run side by side.
 	Dir string
@@ -49,6 +52,12 @@ type Cluster struct {
 	ControllerManagerQPS int
 }
 
+// RealNodeName is the name of the real node (hack/real-node.sh).
+const RealNodeName = "real-node-0"
+
+// RealNodeTaint is the key of the NoSchedule taint of a real node beside a simulated one.
+const RealNodeTaint = "foo-operator.example.com/real-node"
+
 // AuditPolicyFile is the audit policy of test/framework: every request of the operator's
 // service account, and every write of anyone.
 func AuditPolicyFile() string { return filepath.Join(Root(), "test", "framework", "audit-policy.yaml") }
@@ -59,7 +68,8 @@ func (c *Cluster) script(verb string) error {
 		node = "real"
 	}
 	env := []string{"LOCAL_CLUSTER_DIR=" + c.Dir, "LOCAL_CLUSTER_AUDIT_POLICY=" + c.AuditPolicy,
-		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=" + node}
+		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=" + node,
+		"LOCAL_CLUSTER_SIMULATED_NODE=" + strconv.FormatBool(c.SimulatedNode)}
 	if c.NodePods > 0 {
 		env = append(env, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(c.NodePods))
 	}
