@@ -52,6 +52,9 @@ func NewCache(config *rest.Config, opts cache.Options) (cache.Cache, error) {
 		return nil, err
 	}
 	return &readyCache{Cache: c, ready: func(ctx context.Context) error {
+		// Bounded: a request the outage left hanging must not hold the start up.
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
 		return dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 	}}, nil
 }

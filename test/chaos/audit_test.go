@@ -19,8 +19,10 @@ limitations under the License.
 package chaos
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -46,6 +48,16 @@ func requestsBy(events framework.AuditLog, name string, from, to time.Time) fram
 	credentials := credentialsOf(name)
 	Expect(credentials).NotTo(BeEmpty(), "replicas called %s ran", name)
 	return events.ByCredential(credentials...).Between(from, to)
+}
+
+// requestTrail lists the requests of the replicas called name since from, one line each
+// (time, verb, URI, status): what a failed spec shows of what they did.
+func requestTrail(name string, from time.Time) string {
+	var b strings.Builder
+	for _, e := range requestsBy(readAudit(), name, from, time.Now()) {
+		fmt.Fprintf(&b, "%s %s %s %d\n", e.Received.Format("15:04:05.000"), e.Verb, e.RequestURI, e.ResponseStatus.Code)
+	}
+	return b.String()
 }
 
 // writesBy returns the writes of the replicas called name received in [from, to).

@@ -46,6 +46,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,6 +71,7 @@ var (
 	work       string          // the suite's scratch directory
 	managerBin string          // the operator, built once
 	kubeconfig string          // a token of the operator's service account, for kubectl auth can-i
+	asOperator client.Client   // a client with that token: what the API server answers the operator
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  kubernetes.Interface
@@ -127,6 +129,9 @@ var _ = BeforeSuite(func() {
 
 	kubeconfig, err = identity("operator", cfg.Host)
 	Expect(err).NotTo(HaveOccurred())
+	operatorCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	asOperator, _ = suite.Clients(operatorCfg, samplev1alpha1.AddToScheme)
 })
 
 // The report is written only by a run whose every spec passed: a failed one leaves the

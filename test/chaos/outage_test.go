@@ -33,10 +33,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
@@ -87,7 +89,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		// 2 minutes during a long outage.
 		Eventually(apiAnswers).WithTimeout(5 * time.Minute).Should(Succeed())
 		back := time.Now()
-		figures.add(scenario, fmt.Sprintf("time from %s started again to the API answering (readyz, and a list of Foos)", component), back.Sub(restarted).Round(time.Second))
+		figures.add(scenario, fmt.Sprintf("time from %s started again to the API answering (readyz; as the operator, lists of Foos and Deployments and its Lease)", component), back.Sub(restarted).Round(time.Second))
 		// The kubelet restarts the control plane's static pods; kube-controller-manager
 		// and kube-scheduler exit when they cannot renew their Lease.
 		restartExitedComponents()
@@ -134,17 +136,24 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 // outages only and a smaller load.
 func short() bool { return os.Getenv("CHAOS_SHORT") != "" }
 
-// apiAnswers checks that kube-apiserver answers its readiness check and serves Foos from
-// etcd. After a long etcd outage readyz, whose etcd check has a client of its own, may pass
-// while the etcd client of the Foo CRD's storage still waits out gRPC's reconnect backoff: a
-// write of a Foo then waits for it, up to the request timeout (60 s).
+// apiAnswers checks that kube-apiserver answers what the operator needs, with a token of
+// its service account (not a replica's, whose requests the specs count): its readiness
+// check, lists of Foos and Deployments and a read of the leader election Lease, each within
+// 5 s. After a long etcd outage readyz alone may pass minutes before the rest: each etcd
+// client of kube-apiserver (readyz's own, a CRD's, each resource's) reconnects on its own
+// gRPC backoff, and a request through one still waiting hangs up to the request timeout.
 func apiAnswers() error {
-	if err := clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(context.Background()).Error(); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return k8s.List(ctx, &samplev1alpha1.FooList{}, client.Limit(1))
+	if err := clientset.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
+		return err
+	}
+	for _, list := range []client.ObjectList{&samplev1alpha1.FooList{}, &appsv1.DeploymentList{}} {
+		if err := asOperator.List(ctx, list, client.Limit(1)); err != nil {
+			return err
+		}
+	}
+	return asOperator.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: controllers.LeaderElectionID}, &coordinationv1.Lease{})
 }
 
 // clusterComponent is a process of the local cluster, which kwokctl (runtime binary) started
@@ -254,6 +263,9 @@ func supervise(name string, args ...string) *supervisor {
 		s.current().Stop(30 * time.Second)
 		for _, r := range s.all() {
 			suite.AttachLogOnFailure(r.name, r.Process)
+		}
+		if CurrentSpecReport().Failed() {
+			AddReportEntry(name+" requests", requestTrail(name, first.Started))
 		}
 	})
 	return s

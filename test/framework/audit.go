@@ -33,10 +33,11 @@ import (
 type AuditEvent struct {
 	// Stage is ResponseComplete, or ResponseStarted when a long-running request (a watch)
 	// began, where the audit policy records that stage.
-	Stage     string `json:"stage"`
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+	User       struct {
 		Username string              `json:"username"`
 		Extra    map[string][]string `json:"extra"`
 	} `json:"user"`
