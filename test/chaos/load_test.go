@@ -93,7 +93,7 @@ func loadSpecs() {
 
 	It("converges thousands of Foos as a container within its shipped memory limit, with the requests they need and no more", func() {
 		scenario := fmt.Sprintf("7. Load: %d Foos in %d namespaces, created at once; the operator a container of config/default's Deployment "+
-			"on a real node, their pods on a simulated one", n, namespaces)
+			"on a real node, their pods on a simulated one (kube-controller-manager at --kube-api-qps %d)", n, namespaces, loadCluster.ControllerManagerQPS)
 		pod := operatorPod(memoryLimit)
 		began := time.Now()
 		var wg sync.WaitGroup
