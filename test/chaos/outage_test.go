@@ -133,7 +133,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 }
 
 // short reports whether the suite runs its short version (CHAOS_SHORT, set by CI): 30 s
-// outages only and a smaller load.
+// outages and partitions only.
 func short() bool { return os.Getenv("CHAOS_SHORT") != "" }
 
 // apiAnswers checks that kube-apiserver answers what the operator needs, with a token of

@@ -55,7 +55,8 @@ type Cluster struct {
 // RealNodeName is the name of the real node (hack/real-node.sh).
 const RealNodeName = "real-node-0"
 
-// RealNodeTaint is the key of the NoSchedule taint of a real node beside a simulated one.
+// RealNodeTaint is the key of the NoSchedule taint of a real node beside a simulated one
+// (hack/local-cluster.sh sets it).
 const RealNodeTaint = "foo-operator.example.com/real-node"
 
 // AuditPolicyFile is the audit policy of test/framework: every request of the operator's
