@@ -264,10 +264,9 @@ const operatorDeployment = "foo-operator-controller-manager"
 
 // operatorPods are the operator's pods that are not being deleted.
 func operatorPods(g Gomega) []corev1.Pod {
-	pods := &corev1.PodList{}
-	g.Expect(k8s.List(context.Background(), pods, client.InNamespace(operatorNamespace),
-		client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
-	return slices.DeleteFunc(pods.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+	pods, err := podsIn(operatorNamespace, operatorLabels)()
+	g.Expect(err).NotTo(HaveOccurred())
+	return slices.DeleteFunc(pods, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
 }
 
 // operatorPod waits until the operator's Deployment has one pod, on the real node, with

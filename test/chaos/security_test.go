@@ -93,9 +93,9 @@ func securitySpecs() {
 	It("runs its own pods and its operands' pods under Pod Security restricted", func() {
 		const scenario = "6. Security: Pod Security restricted enforced"
 		By("the operator's Deployment from config/default, in " + operatorNamespace)
-		operatorPods := podsIn(operatorNamespace, client.MatchingLabels{"control-plane": "controller-manager"})
-		Eventually(operatorPods).WithTimeout(2 * time.Minute).ShouldNot(BeEmpty())
-		admitted, err := operatorPods()
+		managerPods := podsIn(operatorNamespace, operatorLabels)
+		Eventually(managerPods).WithTimeout(2 * time.Minute).ShouldNot(BeEmpty())
+		admitted, err := managerPods()
 		Expect(err).NotTo(HaveOccurred())
 		figures.add(scenario, "operator pods admitted in "+operatorNamespace, len(admitted))
 
@@ -212,6 +212,9 @@ func securitySpecs() {
 		figures.add(scenario, "access to Secrets in all namespaces (kubectl auth can-i)", strings.Join(secrets, ", "))
 	})
 }
+
+// operatorLabels select the pods of the operator's Deployment (config/manager).
+var operatorLabels = client.MatchingLabels{"control-plane": "controller-manager"}
 
 // podsIn returns a function listing the pods of ns that match labels.
 func podsIn(ns string, labels client.MatchingLabels) func() ([]corev1.Pod, error) {
