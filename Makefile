@@ -128,6 +128,8 @@ bundle: manifests kustomize operator-sdk ## Generate bundle/ and bundle.Dockerfi
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
 	@# operator-sdk stamps createdAt with the time of generation: pin it to the release date.
 	sed -i 's/^    createdAt: .*/    createdAt: "$(CREATED_AT)"/' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
+	@# The operator image the bundle installs, as OperatorHub and OpenShift certification read it.
+	sed -i 's|^    containerImage: .*|    containerImage: $(IMG)|' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
@@ -154,6 +156,18 @@ bundle-build: ## Build the bundle image BUNDLE_IMG (needs a container engine).
 bundle-push: ## Push the bundle image BUNDLE_IMG (needs a container engine).
 	$(need-container-tool)
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+# COMMUNITY_DIR is where make community lays out the package as the OperatorHub community
+# repositories (k8s-operatorhub/community-operators, redhat-openshift-ecosystem/
+# community-operators-prod) hold it: operators/<package>/<version>/manifests|metadata and
+# operators/<package>/ci.yaml.
+COMMUNITY_DIR ?= $(LOCALBIN)/community
+.PHONY: community
+community: ## Lay out bundle/ as the OperatorHub community repositories expect, in COMMUNITY_DIR (copy its operators/ into your fork).
+	rm -rf $(COMMUNITY_DIR)/operators/$(PACKAGE)/$(VERSION)
+	mkdir -p $(COMMUNITY_DIR)/operators/$(PACKAGE)/$(VERSION)
+	cp -r bundle/manifests bundle/metadata bundle/tests $(COMMUNITY_DIR)/operators/$(PACKAGE)/$(VERSION)/
+	cp config/community/ci.yaml $(COMMUNITY_DIR)/operators/$(PACKAGE)/ci.yaml
 
 .PHONY: catalog
 catalog: opm ## Render bundle/ (image BUNDLE_IMG) into the file-based catalog catalog/foo-operator/ with opm, then validate it.
@@ -281,6 +295,7 @@ OPM_VERSION := $(call module-version,github.com/operator-framework/operator-regi
 OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
 METRICS_SERVER_VERSION := $(call module-version,sigs.k8s.io/metrics-server,metrics-server)
 OPERATOR_SDK_VERSION := $(call module-version,github.com/operator-framework/operator-sdk,operator-sdk)
+OLMV1_VERSION := $(call module-version,github.com/operator-framework/operator-controller,operator-controller)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
@@ -379,7 +394,7 @@ cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controlle
 # CoreDNS, a registry, and statically linked builds of what goes into images.
 .PHONY: node-tools
 node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
-	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
+	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm catalogd operator-controller) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
 
 .PHONY: node-check
 node-check: node-packages ## Stop at once, with one line saying what is missing, where this machine cannot run containers.
@@ -414,6 +429,11 @@ $(addprefix $(LOCALBIN)/static/,olm catalog): $(LOCALBIN)/static/%: $(call tool-
 $(LOCALBIN)/static/cpb: export CGO_ENABLED = 0
 $(LOCALBIN)/static/cpb: $(call tool-module,olm)
 	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/util/cpb)
+# OLM v1's catalogd and operator-controller, for their images (hack/images.sh); built without
+# cgo's gpgme, as their release is.
+$(addprefix $(LOCALBIN)/static/,catalogd operator-controller): export CGO_ENABLED = 0
+$(addprefix $(LOCALBIN)/static/,catalogd operator-controller): $(LOCALBIN)/static/%: $(call tool-module,operator-controller)
+	$(call go-build-tool,$@,operator-controller,github.com/operator-framework/operator-controller/cmd/$*,-tags containers_image_openpgp -ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)")
 # opm needs cgo (sqlite), so it is linked statically against glibc.
 $(LOCALBIN)/static/opm: $(call tool-module,opm)
 	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags json1$(,)containers_image_openpgp$(,)netgo$(,)osusergo -ldflags '-s -w -linkmode external -extldflags "-static"')

@@ -18,7 +18,10 @@ limitations under the License.
 package config_test
 
 import (
+	"maps"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -209,4 +212,48 @@ func TestBundleCSV(t *testing.T) {
 	}
 	g.Expect(clusterResources).To(ConsistOf("tokenreviews", "subjectaccessreviews"))
 	g.Expect(namespacedResources).To(ContainElements("deployments", "events", "foos", "foos/status", "foos/finalizers", "leases"))
+}
+
+// TestBundleCSVDeclarations checks what the CSV declares about the operator for OperatorHub
+// and OpenShift certification (docs/olm.md, "What the CSV declares") against the manifests
+// that make it true: the image it names is the one it runs, the namespace it suggests is
+// the one config/default and docs/olm/olmv1.yaml install into, and every
+// features.operators.openshift.io annotation is set, "true" only where docs/olm.md names
+// the test behind it.
+func TestBundleCSVDeclarations(t *testing.T) {
+	g := NewWithT(t)
+	b, err := manifests.GetBundleFromDir("../bundle")
+	g.Expect(err).NotTo(HaveOccurred())
+	csv := b.CSV
+	manager := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0]
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("containerImage", manager.Image))
+	for _, key := range []string{"repository", "support", "createdAt", "description", "categories", "capabilities"} {
+		g.Expect(csv.Annotations).To(HaveKeyWithValue(key, Not(BeEmpty())))
+	}
+
+	suggested := csv.Annotations["operatorframework.io/suggested-namespace"]
+	g.Expect(build(t, "default")["Namespace"]).To(ContainElement(HaveKeyWithValue("metadata", HaveKeyWithValue("name", suggested))))
+	raw, err := os.ReadFile("../docs/olm/olmv1.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(raw)).To(ContainSubstring("  namespace: "+suggested+"\n"), "the ClusterExtension's install namespace")
+
+	features := map[string]string{}
+	for k, v := range csv.Annotations {
+		if name, ok := strings.CutPrefix(k, "features.operators.openshift.io/"); ok {
+			features[name] = v
+		}
+	}
+	// The keys OpenShift's certification checks (operator-pipelines' static tests).
+	g.Expect(slices.Sorted(maps.Keys(features))).To(Equal([]string{"cnf", "cni", "csi", "disconnected", "fips-compliant",
+		"proxy-aware", "tls-profiles", "token-auth-aws", "token-auth-azure", "token-auth-gcp"}))
+	for name, v := range features {
+		g.Expect(v).To(Equal("false"), "%s: no test shows it true (docs/olm.md)", name)
+	}
+
+	// The platforms the operator image is built and tested for: hack/images.sh builds it
+	// for this machine's, linux/amd64.
+	g.Expect(csv.Labels).To(Equal(map[string]string{
+		"operatorframework.io/arch.amd64": "supported",
+		"operatorframework.io/os.linux":   "supported",
+	}))
 }

@@ -26,6 +26,9 @@
 #   quay.io/operator-framework/olm:v0.38.0 olm, catalog and cpb on busybox
 #   quay.io/example/empty-index:v1.65.0   no public counterpart: an empty file-based catalog
 #                                         on the opm image, operator-sdk run bundle's index
+#   quay.io/operator-framework/catalogd:v1.2.0 and operator-controller:v1.2.0
+#                                         OLM v1's binaries (bin/static) in the images of
+#                                         their own Dockerfiles, on the distroless stand-in
 #   quay.io/operator-framework/scorecard-test:v1.42.2
 #                                         scorecard-test at operator-sdk's version
 #   registry.k8s.io/coredns/coredns:v1.13.1 CoreDNS built from its module
@@ -181,6 +184,16 @@ EOF
 	cp "$bin/static/cpb" "$ctx/olm/"
 	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY olm catalog cpb /bin/\nUSER 1001\n' >"$ctx/olm/Dockerfile"
 	build quay.io/operator-framework/olm:v0.38.0 "$ctx/olm/Dockerfile" "$ctx/olm"
+
+	# OLM v1, each binary in the image its module's own Dockerfile builds.
+	local olmv1 version component
+	olmv1=$(cd "$root/hack/tools/operator-controller" && go list -m -f '{{.Dir}} {{.Version}}' github.com/operator-framework/operator-controller)
+	read -r olmv1 version <<<"$olmv1"
+	for component in catalogd operator-controller; do
+		stage "$ctx/$component"
+		cp "$bin/static/$component" "$ctx/$component/"
+		build "quay.io/operator-framework/$component:$version" "$olmv1/Dockerfile.$component" "$ctx/$component"
+	done
 
 	stage "$ctx/scorecard"
 	cp "$bin/scorecard-test" "$ctx/scorecard/"

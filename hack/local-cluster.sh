@@ -18,6 +18,7 @@
 #
 #   hack/local-cluster.sh up        # cluster + node, kubeconfig in .kwok/kubeconfig
 #   hack/local-cluster.sh olm-up    # OLM CRDs, namespaces, global OperatorGroup, OLM processes
+#   hack/local-cluster.sh olmv1-up  # OLM v1 (catalogd, operator-controller) in the cluster (real node)
 #   hack/local-cluster.sh down      # stop OLM, delete the cluster
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -187,6 +188,110 @@ olm_in_cluster() {
 	echo "OLM $olm runs in the cluster (namespace olm)"
 }
 
+# olmv1_up: OLM v1, catalogd and operator-controller, deployed in the cluster as their release
+# manifest deploys them: config/overlays/cert-manager of the module the Makefile builds, with
+# the release's substitutions (the operator-controller Makefile's quickstart target), and
+# the images hack/images.sh builds from their Dockerfiles. What the release takes from
+# elsewhere is stood in for:
+# - cert-manager: the certificates its olmv1-ca ClusterIssuer would issue are made here with
+#   openssl (an ECDSA P-256 CA of this cluster's own) into the Secrets the Certificates
+#   name, and the CA goes into catalogd's webhook as cert-manager's cainjector puts it.
+# - the mirror of a disconnected cluster: catalogd and operator-controller pull catalogs and
+#   bundles themselves (containers/image), not through the node's containerd, so each gets
+#   a registries.conf (/etc/containers) that sends every public registry to the local one,
+#   and the local registry's CA beside the CA in its --pull-cas-dir.
+# OLMV1_FEATURE_GATES, when set, is operator-controller's --feature-gates (for example
+# SingleOwnNamespaceInstallSupport=true); olmv1-up again applies a change.
+olmv1_up() {
+	[ "$node_kind" = real ] || { echo "OLM v1 pulls images itself: it needs the real node (LOCAL_CLUSTER_NODE=real)" >&2; exit 2; }
+	local mod version work=$KWOK_WORKDIR/olmv1 ns=olmv1-system registry reg
+	read -r mod version < <(cd "$root/hack/tools/operator-controller" && go list -m -f '{{.Dir}} {{.Version}}' github.com/operator-framework/operator-controller)
+	registry=$(cat "$KWOK_WORKDIR/registry")
+	mkdir -p "$work"
+	if [ ! -f "$work/ca.crt" ]; then
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 -subj "/CN=olmv1-ca" \
+			-keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+		olmv1_cert "$work" catalogd-service-cert "DNS:localhost,DNS:catalogd-service.$ns.svc,DNS:catalogd-service.$ns.svc.cluster.local"
+		olmv1_cert "$work" olmv1-cert "DNS:operator-controller-service.$ns.svc,DNS:operator-controller-service.$ns.svc.cluster.local"
+	fi
+	{
+		printf 'unqualified-search-registries = []\n'
+		for reg in docker.io quay.io registry.k8s.io gcr.io registry.access.redhat.com; do
+			printf '[[registry]]\nprefix = "%s"\nlocation = "%s"\n' "$reg" "$registry"
+		done
+	} >"$work/registries.conf"
+	"${kubectl[@]}" create namespace "$ns" --dry-run=client -o yaml | "${kubectl[@]}" apply --server-side -f - >/dev/null
+	olmv1_secret "$work" "$ns" "catalogd-service-cert-$version" catalogd-service-cert
+	olmv1_secret "$work" "$ns" olmv1-cert olmv1-cert
+	"${kubectl[@]}" -n "$ns" create configmap olmv1-mirror --from-file=registries.conf="$work/registries.conf" \
+		--from-file=registry-ca.crt="$KWOK_WORKDIR/node/pki/registry-ca.crt" --dry-run=client -o yaml |
+		"${kubectl[@]}" apply --server-side -f - >/dev/null
+
+	# The release manifest without cert-manager's objects, and the changes above as patches.
+	"$bin/kustomize" build "$mod/config/overlays/cert-manager" |
+		sed -e "s/cert-git-version/cert-$version/g" -e "s/:devel/:$version/g" |
+		awk 'BEGIN {RS = "---\n"; ORS = "---\n"} !/\nkind: (Certificate|Issuer|ClusterIssuer)\n/' >"$work/release.yaml"
+	{
+		printf 'resources: [release.yaml]\npatches:\n'
+		printf -- '- target: {kind: MutatingWebhookConfiguration, name: catalogd-mutating-webhook-configuration}\n'
+		printf '  patch: |\n    - {op: add, path: /webhooks/0/clientConfig/caBundle, value: %s}\n' "$(base64 -w0 <"$work/ca.crt")"
+		olmv1_mirror_patch catalogd-controller-manager "catalogd-service-cert-$version" '[{key: ca.crt, path: olm-ca.crt}]'
+		olmv1_mirror_patch operator-controller-controller-manager olmv1-cert \
+			'[{key: ca.crt, path: olm-ca.crt}, {key: tls.crt, path: tls.cert}, {key: tls.key, path: tls.key}]'
+		if [ -n "${OLMV1_FEATURE_GATES:-}" ]; then
+			printf -- '- target: {kind: Deployment, name: operator-controller-controller-manager}\n'
+			printf '  patch: |\n    - {op: add, path: /spec/template/spec/containers/0/args/-, value: --feature-gates=%s}\n' "$OLMV1_FEATURE_GATES"
+		fi
+	} >"$work/kustomization.yaml"
+	"$bin/kustomize" build "$work" | "${kubectl[@]}" apply --server-side --force-conflicts -f - >/dev/null
+	"${kubectl[@]}" -n "$ns" rollout status deployment/catalogd-controller-manager deployment/operator-controller-controller-manager --timeout=3m >/dev/null
+	echo "OLM v1 $version runs in the cluster (namespace $ns)"
+}
+
+# olmv1_cert DIR NAME SANS: a serving certificate of the OLM v1 CA in DIR for SANS, in
+# DIR/NAME.crt and DIR/NAME.key.
+olmv1_cert() {
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$2" \
+		-keyout "$1/$2.key" -out "$1/$2.csr" 2>/dev/null
+	openssl x509 -req -in "$1/$2.csr" -CA "$1/ca.crt" -CAkey "$1/ca.key" -CAcreateserial -days 30 \
+		-extfile <(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth,clientAuth\n' "$3") -out "$1/$2.crt" 2>/dev/null
+}
+
+# olmv1_secret DIR NAMESPACE SECRET CERT: the Secret cert-manager would write for CERT.
+olmv1_secret() {
+	"${kubectl[@]}" -n "$2" create secret generic "$3" --type kubernetes.io/tls --from-file=ca.crt="$1/ca.crt" \
+		--from-file=tls.crt="$1/$4.crt" --from-file=tls.key="$1/$4.key" --dry-run=client -o yaml |
+		"${kubectl[@]}" apply --server-side -f - >/dev/null
+}
+
+# olmv1_mirror_patch DEPLOYMENT SECRET ITEMS: a patch that mounts the mirror's
+# registries.conf into DEPLOYMENT and adds the registry's CA to its certificate volume (the
+# directory of --pull-cas-dir), which otherwise holds ITEMS of SECRET.
+olmv1_mirror_patch() {
+	cat <<PATCH
+- patch: |
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: $1, namespace: olmv1-system}
+    spec:
+      template:
+        spec:
+          containers:
+          - name: manager
+            volumeMounts:
+            - {name: mirror, mountPath: /etc/containers, readOnly: true}
+          volumes:
+          - name: olmv1-certificate
+            secret: null
+            projected:
+              sources:
+              - secret: {name: $2, items: $3}
+              - configMap: {name: olmv1-mirror, items: [{key: registry-ca.crt, path: registry-ca.crt}]}
+          - name: mirror
+            configMap: {name: olmv1-mirror, items: [{key: registries.conf, path: registries.conf}]}
+PATCH
+}
+
 # start_process NAME CMD...: run CMD in the background unless it already runs, with its pid
 # in .kwok/NAME.pid and its output in .kwok/NAME.log.
 start_process() {
@@ -218,6 +323,7 @@ down() {
 case "${1:-}" in
 up) up ;;
 olm-up) olm_up ;;
+olmv1-up) olmv1_up ;;
 down) down ;;
-*) echo "usage: $0 up|olm-up|down" >&2; exit 2 ;;
+*) echo "usage: $0 up|olm-up|olmv1-up|down" >&2; exit 2 ;;
 esac

@@ -63,7 +63,7 @@ const RealNodeTaint = "foo-operator.example.com/real-node"
 // service account, and every write of anyone.
 func AuditPolicyFile() string { return filepath.Join(Root(), "test", "framework", "audit-policy.yaml") }
 
-func (c *Cluster) script(verb string) error {
+func (c *Cluster) script(verb string, extraEnv ...string) error {
 	node := "kwok"
 	if c.RealNode {
 		node = "real"
@@ -77,7 +77,7 @@ func (c *Cluster) script(verb string) error {
 	if c.ControllerManagerQPS > 0 {
 		env = append(env, "LOCAL_CLUSTER_KCM_QPS="+strconv.Itoa(c.ControllerManagerQPS))
 	}
-	_, err := Run(Root(), nil, env, "hack/local-cluster.sh", verb)
+	_, err := Run(Root(), nil, append(env, extraEnv...), "hack/local-cluster.sh", verb)
 	return err
 }
 
@@ -86,6 +86,13 @@ func (c *Cluster) Up() error { return c.script("up") }
 
 // OLMUp installs OLM into the running cluster and starts its operators.
 func (c *Cluster) OLMUp() error { return c.script("olm-up") }
+
+// OLMv1Up deploys OLM v1 (catalogd and operator-controller) into a running cluster with a
+// real node, or changes the feature gates of the one it runs: featureGates is
+// operator-controller's --feature-gates, "" for its defaults.
+func (c *Cluster) OLMv1Up(featureGates string) error {
+	return c.script("olmv1-up", "OLMV1_FEATURE_GATES="+featureGates)
+}
 
 // Down stops the cluster and OLM and deletes their state.
 func (c *Cluster) Down() error { return c.script("down") }

@@ -31,8 +31,6 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,10 +84,7 @@ var _ = Describe("operator-sdk run bundle", Ordered, func() {
 		began := time.Now()
 		operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
 		expectOnlyDefaultsLeft(ns)
-		Eventually(func() bool {
-			err := k8s.Get(context.Background(), client.ObjectKey{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})
-			return apierrors.IsNotFound(err)
-		}).Should(BeTrue(), "the CRD, and with it every Foo")
+		expectCRDGone()
 		Eventually(func(g Gomega) []string {
 			roles := &metav1.PartialObjectMetadataList{}
 			roles.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleList"))
