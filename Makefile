@@ -19,9 +19,10 @@ CHANNELS ?= candidate,stable
 DEFAULT_CHANNEL ?= stable
 BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
-# CATALOG_DIR is the package's folder in the file-based catalog. Its channels.yaml is the
-# upgrade graph, edited by hand at each release; make catalog writes the rest.
+# CATALOG_DIR is the package's folder in the file-based catalog, which make catalog writes;
+# CATALOG_TEMPLATE the opm basic template it renders, the upgrade graph edited at each release.
 CATALOG_DIR := catalog/$(PACKAGE)
+CATALOG_TEMPLATE := config/catalog/template.yaml
 # BUNDLE_IMG and CATALOG_IMG are the bundle and catalog images.
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
@@ -170,11 +171,10 @@ community: ## Lay out bundle/ as the OperatorHub community repositories expect, 
 	cp config/community/ci.yaml $(COMMUNITY_DIR)/operators/$(PACKAGE)/ci.yaml
 
 .PHONY: catalog
-catalog: opm ## Render bundle/ (image BUNDLE_IMG) into the file-based catalog catalog/foo-operator/ with opm, then validate it.
-	@grep -q "name: $(PACKAGE).v$(VERSION)$$" $(CATALOG_DIR)/channels.yaml || { echo "Add $(PACKAGE).v$(VERSION) to the channels in $(CATALOG_DIR)/channels.yaml, with replaces: the version it upgrades from"; exit 1; }
+catalog: opm node-packages registry ## Render the catalog template config/catalog/template.yaml (bundle/ as BUNDLE_IMG) into catalog/foo-operator/ with opm, bundles by image as olm.csv.metadata, then validate it.
+	@grep -q "image: $(BUNDLE_IMG)$$" $(CATALOG_TEMPLATE) || { echo "Add $(BUNDLE_IMG) and its entries in the channels (replaces:, skipRange:) to $(CATALOG_TEMPLATE)"; exit 1; }
 	$(OPM) init $(PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --description=docs/olm/package-description.md --icon=docs/olm/icon.svg --output=yaml > $(CATALOG_DIR)/package.yaml
-	@# opm renders a bundle directory with an empty image; the catalog names the bundle image.
-	$(OPM) render bundle --output=yaml | sed 's|^image: ""$$|image: $(BUNDLE_IMG)|' > $(CATALOG_DIR)/$(PACKAGE).v$(VERSION).yaml
+	hack/catalog.sh $(CATALOG_TEMPLATE) $(CATALOG_DIR)/$(PACKAGE).yaml $(BUNDLE_IMG)=.
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile catalog -b $(OPM_IMAGE) -i $(OPM_IMAGE)
 	$(MAKE) catalog-validate
@@ -392,6 +392,9 @@ cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controlle
 # What the real node (hack/real-node.sh) and its images (hack/images.sh) need beyond the
 # control plane: Debian's container runtime, and from Go modules the kubelet, kube-proxy,
 # CoreDNS, a registry, and statically linked builds of what goes into images.
+.PHONY: registry
+registry: $(LOCALBIN)/registry ## Build the registry (distribution): the local cluster's and make catalog's.
+
 .PHONY: node-tools
 node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
 	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm catalogd operator-controller) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.

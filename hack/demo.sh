@@ -124,9 +124,12 @@ step "Serving the operator's catalog with opm"
 catalog=$work/catalog
 rm -rf "$catalog"
 mkdir -p "$catalog/foo-operator"
-cp catalog/foo-operator/package.yaml catalog/foo-operator/channels.yaml "$catalog/foo-operator/"
-# The committed catalog names the bundle image, which simulated nodes cannot unpack; rendered
-# from its directory, the bundle has no image and OLM installs its inline objects.
+cp catalog/foo-operator/package.yaml "$catalog/foo-operator/"
+# The committed catalog names the bundle by its image, which a simulated node cannot unpack:
+# its channels, with the bundle rendered from its directory (no image, its objects inline,
+# which OLM installs without unpacking).
+awk 'BEGIN { RS = "---\n" } /schema: olm\.(channel|deprecations)\n/ { printf "---\n%s", $0 }' \
+	catalog/foo-operator/foo-operator.yaml >"$catalog/foo-operator/channels.yaml"
 bin/opm render bundle --output=yaml >"$catalog/foo-operator/bundle.yaml"
 bin/opm validate "$catalog"
 # A loopback port no one listens on, starting from one derived from this checkout.

@@ -81,8 +81,8 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		By("rendering catalogs with opm: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
 		// No bundle image: OLM installs from the catalog's inline objects (simulated pods
 		// cannot run a bundle-unpack Job).
-		catalogV1 = suite.RenderCatalog(filepath.Join(work, "catalog-v1"), map[string]suite.Bundle{csvV1: {Dir: filepath.Join(root, "bundle")}})
-		catalogV2 = suite.RenderCatalog(filepath.Join(work, "catalog-v2"), map[string]suite.Bundle{csvV1: {Dir: filepath.Join(root, "bundle")}, csvV2: {Dir: bundleV2}})
+		catalogV1 = suite.RenderCatalog(filepath.Join(work, "catalog-v1"), map[string]string{csvV1: filepath.Join(root, "bundle")})
+		catalogV2 = suite.RenderCatalog(filepath.Join(work, "catalog-v2"), map[string]string{csvV1: filepath.Join(root, "bundle"), csvV2: bundleV2})
 
 		By("serving catalog v1 with opm and registering it as a grpc CatalogSource")
 		serveCatalog("catalog-v1", catalogV1)

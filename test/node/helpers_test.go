@@ -36,6 +36,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -248,4 +249,21 @@ func expectUnpackJob(ns, bundle string) {
 		}
 		g.Expect(succeeded).To(HaveLen(1), "a completed unpack Job of %s", bundle)
 	}).Should(Succeed())
+}
+
+// expectClusterRolesGone waits until OLM v0 has deleted the cluster roles of the CSVs it
+// installed in ns, which it does after the CSVs are gone: the bundle's own and those it made
+// of the CSV's permissions. OLM v1 refuses to install over a ClusterRole it does not own.
+func expectClusterRolesGone(ns string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) []string {
+		roles := &metav1.PartialObjectMetadataList{}
+		roles.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleList"))
+		g.Expect(k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner.namespace": ns})).To(Succeed())
+		var names []string
+		for _, r := range roles.Items {
+			names = append(names, r.Name)
+		}
+		return names
+	}).Should(BeEmpty(), "the cluster roles OLM made for the CSVs in %s", ns)
 }

@@ -48,6 +48,7 @@ import (
 const (
 	csvV1 = "foo-operator.v0.1.0"
 	csvV2 = "foo-operator.v0.2.0"
+	csvV3 = "foo-operator.v0.3.0"
 	// operandV2 is v0.2.0's operand (RELATED_IMAGE_NGINX): its page names its tag, so an
 	// upgraded Foo is seen serving it.
 	operandV2 = "docker.io/nginxinc/nginx-unprivileged:1.29.1-alpine"
@@ -56,8 +57,13 @@ const (
 	operatorV2 = "quay.io/example/foo-operator:v0.2.0"
 	bundleV1   = "quay.io/example/foo-operator-bundle:v0.1.0"
 	bundleV2   = "quay.io/example/foo-operator-bundle:v0.2.0"
+	bundleV3   = "quay.io/example/foo-operator-bundle:v0.3.0"
 	catalogV1  = "quay.io/example/foo-operator-catalog:v0.1.0"
 	catalogV2  = "quay.io/example/foo-operator-catalog:v0.2.0"
+	// catalogV3 holds v0.1.0 (deprecated), v0.2.0 and v0.3.0, which skips both.
+	catalogV3 = "quay.io/example/foo-operator-catalog:v0.3.0"
+	// deprecationV1 is catalogV3's deprecation message for v0.1.0.
+	deprecationV1 = "foo-operator v0.1.0 is deprecated: upgrade to v0.3.0"
 )
 
 var (
@@ -102,28 +108,38 @@ var _ = BeforeSuite(func() {
 	Expect(cluster.BuildOperatorImage(operatorV1)).To(Succeed())
 	Expect(cluster.BuildOperatorImage(operatorV2)).To(Succeed())
 
-	By("building bundle v0.1.0 (bundle/) and v0.2.0 (generated, with a newer operand) from bundle.Dockerfile")
+	By("building bundle v0.1.0 (bundle/), and v0.2.0 and v0.3.0 (generated, with a newer operand) from bundle.Dockerfile")
 	Expect(cluster.BuildImage(bundleV1, filepath.Join(root, "bundle.Dockerfile"), root)).To(Succeed())
-	v2 := filepath.Join(work, "v2")
+	v2, v3 := filepath.Join(work, "v2"), filepath.Join(work, "v3")
 	bundleV2Dir = filepath.Join(v2, "bundle")
-	suite.GenerateBundle("0.2.0", bundleV2Dir)
-	csv := filepath.Join(bundleV2Dir, "manifests", "foo-operator.clusterserviceversion.yaml")
+	generateUpgradeBundle("0.2.0", bundleV2Dir)
+	Expect(cluster.BuildImage(bundleV2, filepath.Join(root, "bundle.Dockerfile"), v2)).To(Succeed())
+	generateUpgradeBundle("0.3.0", filepath.Join(v3, "bundle"))
+	Expect(cluster.BuildImage(bundleV3, filepath.Join(root, "bundle.Dockerfile"), v3)).To(Succeed())
+
+	By("building catalog v0.1.0 (catalog/), and v0.2.0 and v0.3.0 from the catalog template as make catalog renders it, from catalog.Dockerfile")
+	Expect(cluster.BuildImage(catalogV1, filepath.Join(root, "catalog.Dockerfile"), root)).To(Succeed())
+	v1Release := suite.Release{CSV: csvV1, Image: bundleV1, Context: root}
+	v2Release := suite.Release{CSV: csvV2, Image: bundleV2, Context: v2}
+	catalog := suite.RenderCatalogTemplate(filepath.Join(work, "catalog-v2", "catalog"), []suite.Release{v1Release, v2Release}, nil)
+	Expect(cluster.BuildImage(catalogV2, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
+	catalog = suite.RenderCatalogTemplate(filepath.Join(work, "catalog-v3", "catalog"),
+		[]suite.Release{v1Release, v2Release, {CSV: csvV3, Image: bundleV3, Context: v3}}, map[string]string{csvV1: deprecationV1})
+	Expect(cluster.BuildImage(catalogV3, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
+	AddReportEntry("image builds", time.Since(began).Round(time.Second).String())
+})
+
+// generateUpgradeBundle generates the bundle of version into dir, running v0.2.0's operator
+// image and a newer operand than v0.1.0: config/manager names v0.1.0's operator image (make
+// bundle sets it from IMG).
+func generateUpgradeBundle(version, dir string) {
+	GinkgoHelper()
+	suite.GenerateBundle(version, dir)
+	csv := filepath.Join(dir, "manifests", "foo-operator.clusterserviceversion.yaml")
 	raw, err := os.ReadFile(csv)
 	Expect(err).NotTo(HaveOccurred())
-	// config/manager names v0.1.0's operator image (make bundle sets it from IMG): v0.2.0
-	// runs its own, and a newer operand.
 	Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
 	Expect(string(raw)).To(ContainSubstring(operatorV1))
 	upgraded := strings.NewReplacer(controllers.DefaultOperandImage, operandV2, operatorV1, operatorV2).Replace(string(raw))
 	Expect(os.WriteFile(csv, []byte(upgraded), 0o644)).To(Succeed())
-	Expect(cluster.BuildImage(bundleV2, filepath.Join(root, "bundle.Dockerfile"), v2)).To(Succeed())
-
-	By("building catalog v0.1.0 (catalog/) and v0.2.0 (both bundles, v0.2.0 replacing v0.1.0) from catalog.Dockerfile")
-	Expect(cluster.BuildImage(catalogV1, filepath.Join(root, "catalog.Dockerfile"), root)).To(Succeed())
-	catalog := suite.RenderCatalog(filepath.Join(work, "catalog-v2", "catalog"), map[string]suite.Bundle{
-		csvV1: {Dir: filepath.Join(root, "bundle"), Image: bundleV1},
-		csvV2: {Dir: bundleV2Dir, Image: bundleV2},
-	})
-	Expect(cluster.BuildImage(catalogV2, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
-	AddReportEntry("image builds", time.Since(began).Round(time.Second).String())
-})
+}

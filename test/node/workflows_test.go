@@ -30,7 +30,6 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,16 +84,7 @@ var _ = Describe("operator-sdk run bundle", Ordered, func() {
 		operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
 		expectOnlyDefaultsLeft(ns)
 		expectCRDGone()
-		Eventually(func(g Gomega) []string {
-			roles := &metav1.PartialObjectMetadataList{}
-			roles.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleList"))
-			g.Expect(k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner.namespace": ns})).To(Succeed())
-			var names []string
-			for _, r := range roles.Items {
-				names = append(names, r.Name)
-			}
-			return names
-		}).Should(BeEmpty(), "the cluster roles OLM made for the CSV")
+		expectClusterRolesGone(ns)
 		AddReportEntry("cleanup", time.Since(began).Round(time.Second).String())
 	})
 })
@@ -129,6 +119,7 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 			Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), obj))).To(Succeed())
 		}
 		expectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
+		expectClusterRolesGone(ns)
 	})
 
 	It("installs v0.1.0 through OLM's registry pod and bundle-unpack Job", func() {

@@ -50,17 +50,12 @@ func GenerateBundle(version, dir string) {
 	Run(root, nil, filepath.Join(root, "bin", "operator-sdk"), "bundle", "validate", dir)
 }
 
-// Bundle is a bundle of a catalog: rendered from its directory, and named by its image when
-// Image is set (OLM then unpacks the image; without one it installs from the catalog's
-// inline objects, which a simulated node needs).
-type Bundle struct {
-	Dir, Image string
-}
-
-// RenderCatalog writes into dir a file-based catalog of the package with opm: the committed
-// package blob, each bundle by CSV name, and the channels candidate and stable, each bundle
-// replacing the one before in CSV name order. It returns dir.
-func RenderCatalog(dir string, bundles map[string]Bundle) string {
+// RenderCatalog writes into dir a file-based catalog of the package with opm for a
+// simulated node: the committed package blob, each bundle (CSV name: its directory) rendered
+// from its directory, so without an image and with its objects inline, which OLM installs
+// without unpacking (a simulated node runs no unpack Job), and the channels candidate and
+// stable, each bundle replacing the one before in CSV name order. It returns dir.
+func RenderCatalog(dir string, bundles map[string]string) string {
 	ginkgo.GinkgoHelper()
 	root := framework.Root()
 	pkgDir := filepath.Join(dir, Package)
@@ -83,17 +78,94 @@ func RenderCatalog(dir string, bundles map[string]Bundle) string {
 	}
 	gomega.Expect(os.WriteFile(filepath.Join(pkgDir, "channels.yaml"), []byte(channels.String()), 0o644)).To(gomega.Succeed())
 	for _, csv := range names {
-		rendered := Run(root, nil, opm, "render", bundles[csv].Dir, "--output=yaml")
-		// opm renders a directory with an empty image, as make catalog does before naming it.
-		if image := bundles[csv].Image; image != "" {
-			rendered = strings.Replace(rendered, "\nimage: \"\"\n", "\nimage: "+image+"\n", 1)
-			gomega.Expect(rendered).To(gomega.ContainSubstring("\nimage: " + image + "\n"))
-		}
+		rendered := Run(root, nil, opm, "render", bundles[csv], "--output=yaml")
 		gomega.Expect(os.WriteFile(filepath.Join(pkgDir, csv+".yaml"), []byte(rendered), 0o644)).To(gomega.Succeed())
 	}
 	Run(root, nil, opm, "validate", dir)
 	return dir
 }
+
+// Release is a bundle of a catalog rendered from a template: its CSV name, and its image,
+// built from Context (a directory holding bundle/, as the repository's root does).
+type Release struct {
+	CSV, Image, Context string
+}
+
+// RenderCatalogTemplate writes into dir the package's catalog as make catalog does: the
+// committed package blob, and an opm basic template rendered by hack/catalog.sh (each bundle
+// read from its image, stored as olm.csv.metadata). In the template each release replaces
+// the one before it in both channels and skips every earlier one (skipRange), and each
+// deprecation is an olm.deprecations entry for a bundle (CSV name: message). It returns dir.
+func RenderCatalogTemplate(dir string, releases []Release, deprecations map[string]string) string {
+	ginkgo.GinkgoHelper()
+	root := framework.Root()
+	pkgDir := filepath.Join(dir, Package)
+	gomega.Expect(os.MkdirAll(pkgDir, 0o755)).To(gomega.Succeed())
+	pkg, err := os.ReadFile(filepath.Join(root, "catalog", Package, "package.yaml"))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(os.WriteFile(filepath.Join(pkgDir, "package.yaml"), pkg, 0o644)).To(gomega.Succeed())
+
+	// The entries of an opm basic template (olm.template.basic) this writes.
+	type channelEntry struct {
+		Name      string `json:"name"`
+		Replaces  string `json:"replaces,omitempty"`
+		SkipRange string `json:"skipRange,omitempty"`
+	}
+	type reference struct {
+		Schema string `json:"schema"`
+		Name   string `json:"name"`
+	}
+	type deprecation struct {
+		Reference reference `json:"reference"`
+		Message   string    `json:"message"`
+	}
+	type entry struct {
+		Schema  string `json:"schema"`
+		Package string `json:"package,omitempty"`
+		Name    string `json:"name,omitempty"`
+		Image   string `json:"image,omitempty"`
+		Entries any    `json:"entries,omitempty"`
+	}
+	templateFile := filepath.Join(ginkgo.GinkgoT().TempDir(), "template.json")
+	args := make([]string, 0, 2+len(releases))
+	args = append(args, templateFile, filepath.Join(pkgDir, Package+".yaml"))
+	channelEntries := make([]channelEntry, 0, len(releases))
+	bundles := make([]entry, 0, len(releases))
+	for i, r := range releases {
+		e := channelEntry{Name: r.CSV}
+		if i > 0 {
+			e.Replaces = releases[i-1].CSV
+			e.SkipRange = ">=" + version(releases[0].CSV) + " <" + version(r.CSV)
+		}
+		channelEntries = append(channelEntries, e)
+		bundles = append(bundles, entry{Schema: "olm.bundle", Image: r.Image})
+		args = append(args, r.Image+"="+r.Context)
+	}
+	entries := []entry{
+		{Schema: "olm.channel", Package: Package, Name: "candidate", Entries: channelEntries},
+		{Schema: "olm.channel", Package: Package, Name: "stable", Entries: channelEntries},
+	}
+	entries = append(entries, bundles...)
+	if len(deprecations) > 0 {
+		deprecated := make([]deprecation, 0, len(deprecations))
+		for _, csv := range slices.Sorted(maps.Keys(deprecations)) {
+			deprecated = append(deprecated, deprecation{Reference: reference{Schema: "olm.bundle", Name: csv}, Message: deprecations[csv]})
+		}
+		entries = append(entries, entry{Schema: "olm.deprecations", Package: Package, Entries: deprecated})
+	}
+	template, err := json.Marshal(struct {
+		Schema  string  `json:"schema"`
+		Entries []entry `json:"entries"`
+	}{"olm.template.basic", entries})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(os.WriteFile(templateFile, template, 0o644)).To(gomega.Succeed())
+	Run(root, nil, "hack/catalog.sh", args...)
+	Run(root, nil, filepath.Join(root, "bin", "opm"), "validate", dir)
+	return dir
+}
+
+// version is the version of a CSV of the package, by its name.
+func version(csv string) string { return strings.TrimPrefix(csv, Package+".v") }
 
 // ExpectCSVSucceeded waits until OLM reports the CSV name in ns Succeeded.
 func ExpectCSVSucceeded(c client.Client, ns, name string) {
