@@ -251,15 +251,14 @@ func expectUnpackJob(ns, bundle string) {
 	}).Should(Succeed())
 }
 
-// expectClusterRolesGone waits until OLM v0 has deleted the cluster roles of the CSVs it
-// installed in ns, which it does after the CSVs are gone: the bundle's own and those it made
-// of the CSV's permissions. OLM v1 refuses to install over a ClusterRole it does not own.
+// expectClusterRolesGone waits until OLM v0 has deleted the cluster roles it labelled as
+// the CSVs' in ns, which it does after the CSVs are gone.
 func expectClusterRolesGone(ns string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) []string {
 		roles := &metav1.PartialObjectMetadataList{}
 		roles.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleList"))
-		g.Expect(k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner.namespace": ns})).To(Succeed())
+		g.Expect(k8s.List(context.Background(), roles, client.MatchingLabels{"olm.owner.namespace": ns, "olm.owner.kind": "ClusterServiceVersion"})).To(Succeed())
 		var names []string
 		for _, r := range roles.Items {
 			names = append(names, r.Name)

@@ -67,6 +67,9 @@ const (
 	ownerName = "olm.operatorframework.io/owner-name"
 )
 
+// bundleClusterRoles are the ClusterRoles of the bundle's manifests.
+var bundleClusterRoles = []string{"foo-operator-foo-editor-role", "foo-operator-foo-viewer-role", "foo-operator-metrics-reader"}
+
 var _ = Describe("OLM v1", Ordered, func() {
 	var fooNS string
 	var foo *samplev1alpha1.Foo
@@ -78,6 +81,15 @@ var _ = Describe("OLM v1", Ordered, func() {
 		// OLM v1 installs a CRD only where nobody else owns it: OLM v0 leaves the CRD of an
 		// operator it removed (the catalog specs' install).
 		removeCRD()
+		// Nor does it take over the bundle's ClusterRoles, which an OLM v0 install may leave
+		// (docs/olm.md): the move from OLM v0 as docs/olm.md gives it.
+		for _, name := range bundleClusterRoles {
+			role := &rbacv1.ClusterRole{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, role); err == nil {
+				AddReportEntry("ClusterRole "+name+" left by OLM v0, with labels", role.Labels)
+				Expect(k8s.Delete(context.Background(), role)).To(Succeed())
+			}
+		}
 		fooNS = newNamespace("olmv1-foos", true)
 		kubectl("apply", "--server-side", "-f", filepath.Join(root, olmv1Manifest))
 	})
@@ -132,8 +144,10 @@ var _ = Describe("OLM v1", Ordered, func() {
 	It("removes everything it installed when the ClusterExtension is deleted", func() {
 		installed := installedObjects(Default)
 		Expect(installed).To(ContainElements("CustomResourceDefinition/"+fooCRD, "Deployment/foo-operator-controller-manager",
-			"ServiceAccount/foo-operator-controller-manager", "Service/foo-operator-controller-manager-metrics-service",
-			"ClusterRole/foo-operator-foo-editor-role", "ClusterRole/foo-operator-foo-viewer-role", "ClusterRole/foo-operator-metrics-reader"))
+			"ServiceAccount/foo-operator-controller-manager", "Service/foo-operator-controller-manager-metrics-service"))
+		for _, name := range bundleClusterRoles {
+			Expect(installed).To(ContainElement("ClusterRole/" + name))
+		}
 		began := time.Now()
 		deleteClusterExtension()
 		Eventually(installedObjects).Should(BeEmpty(), "what OLM v1 installed: %v", installed)
