@@ -7,7 +7,7 @@
 #   hack/catalog.sh TEMPLATE OUTPUT IMAGE=CONTEXT...
 #
 # opm pulls each IMAGE, and nothing can be pulled from a public registry here. So each bundle
-# image is built from CONTEXT (its bundle/ directory, with ./bundle.Dockerfile) by
+# image is built from CONTEXT (a directory holding bundle/, with ./bundle.Dockerfile) by
 # hack/images.sh and pushed to a registry of its own on loopback, and opm runs with a
 # registries.conf and the registry's certificate of its own (in a HOME of its own: opm reads
 # no other setting for them) that send the images' repositories there. The catalog names
@@ -54,4 +54,5 @@ for arg in "$@"; do
 done >"$work/home/.config/containers/registries.conf"
 
 HOME=$work/home "$bin/opm" alpha render-template basic "$template" \
-	--migrate-level=bundle-object-to-csv-metadata --output=yaml >"$output"
+	--migrate-level=bundle-object-to-csv-metadata --output=yaml >"$work/catalog.yaml"
+mv "$work/catalog.yaml" "$output"
