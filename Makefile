@@ -392,12 +392,12 @@ cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controlle
 # What the real node (hack/real-node.sh) and its images (hack/images.sh) need beyond the
 # control plane: Debian's container runtime, and from Go modules the kubelet, kube-proxy,
 # CoreDNS, a registry, and statically linked builds of what goes into images.
-.PHONY: registry
-registry: $(LOCALBIN)/registry ## Build the registry (distribution): the local cluster's and make catalog's.
-
 .PHONY: node-tools
 node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
 	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm catalogd operator-controller) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
+
+.PHONY: registry
+registry: $(LOCALBIN)/registry ## Build the registry (distribution): the local cluster's and make catalog's.
 
 .PHONY: node-check
 node-check: node-packages ## Stop at once, with one line saying what is missing, where this machine cannot run containers.
