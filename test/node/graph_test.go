@@ -49,33 +49,13 @@ var _ = Describe("The catalog's upgrade graph", Ordered, func() {
 	})
 	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
 	AfterAll(func() {
-		for _, obj := range []client.Object{
-			&operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}},
-			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV1, Namespace: ns}},
-			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV3, Namespace: ns}},
-			&operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}},
-		} {
-			Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), obj))).To(Succeed())
-		}
-		expectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
-		expectClusterRolesGone(ns)
+		unsubscribe(ns, catalogNS, catalogName, csvV1, csvV3)
 	})
 
 	It("shows v0.1.0 deprecated in the Subscription, and upgrades it past v0.2.0 to v0.3.0 in one step", func() {
-		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
-			ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS},
-			Spec: operatorsv1alpha1.CatalogSourceSpec{
-				SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV3, DisplayName: "Foo Operator",
-				GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
-			},
-		})).To(Succeed())
-		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				Package: suite.Package, Channel: "stable", CatalogSource: catalogName, CatalogSourceNamespace: catalogNS,
-				StartingCSV: csvV1, InstallPlanApproval: operatorsv1alpha1.ApprovalManual,
-			},
-		})).To(Succeed())
+		subscribe(ns, catalogNS, catalogName, catalogV3, func(spec *operatorsv1alpha1.SubscriptionSpec) {
+			spec.StartingCSV, spec.InstallPlanApproval = csvV1, operatorsv1alpha1.ApprovalManual
+		})
 		approveInstallPlan(ns, csvV1)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 

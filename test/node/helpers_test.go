@@ -44,6 +44,7 @@ import (
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // operatorSDK runs bin/operator-sdk against the cluster, trusting the registry's CA, and
@@ -265,4 +266,43 @@ func expectClusterRolesGone(ns string) {
 		}
 		return names
 	}).Should(BeEmpty(), "the cluster roles OLM made for the CSVs in %s", ns)
+}
+
+// subscribe installs the package in ns as a user does through OLM v0: a CatalogSource named
+// catalogName in catalogNS serving image (its registry pod under Pod Security restricted),
+// and a Subscription to the stable channel; adjust changes the Subscription's spec.
+func subscribe(ns, catalogNS, catalogName, image string, adjust func(*operatorsv1alpha1.SubscriptionSpec)) {
+	GinkgoHelper()
+	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: image, DisplayName: "Foo Operator",
+			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
+		},
+	})).To(Succeed())
+	spec := &operatorsv1alpha1.SubscriptionSpec{
+		Package: suite.Package, Channel: "stable", CatalogSource: catalogName, CatalogSourceNamespace: catalogNS,
+		InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+	}
+	adjust(spec)
+	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}, Spec: spec,
+	})).To(Succeed())
+}
+
+// unsubscribe uninstalls what subscribe installed as a user does (the Subscription, the
+// CSVs, the CatalogSource) and waits until OLM has removed what it made of them, the
+// OperatorGroup foo-operator aside.
+func unsubscribe(ns, catalogNS, catalogName string, csvs ...string) {
+	GinkgoHelper()
+	objs := []client.Object{&operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}}}
+	for _, csv := range csvs {
+		objs = append(objs, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csv, Namespace: ns}})
+	}
+	objs = append(objs, &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}})
+	for _, obj := range objs {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), obj))).To(Succeed())
+	}
+	expectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
+	expectClusterRolesGone(ns)
 }

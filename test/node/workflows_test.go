@@ -110,34 +110,12 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 	// specs, in whatever order they run, install into a cluster where no other install
 	// provides the Foo API.
 	AfterAll(func() {
-		for _, obj := range []client.Object{
-			&operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}},
-			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV1, Namespace: ns}},
-			&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csvV2, Namespace: ns}},
-			&operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}},
-		} {
-			Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), obj))).To(Succeed())
-		}
-		expectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
-		expectClusterRolesGone(ns)
+		unsubscribe(ns, catalogNS, catalogName, csvV1, csvV2)
 	})
 
 	It("installs v0.1.0 through OLM's registry pod and bundle-unpack Job", func() {
 		began := time.Now()
-		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
-			ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS},
-			Spec: operatorsv1alpha1.CatalogSourceSpec{
-				SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV1, DisplayName: "Foo Operator",
-				GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
-			},
-		})).To(Succeed())
-		Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				Package: suite.Package, Channel: "stable", CatalogSource: catalogName, CatalogSourceNamespace: catalogNS,
-				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-			},
-		})).To(Succeed())
+		subscribe(ns, catalogNS, catalogName, catalogV1, func(*operatorsv1alpha1.SubscriptionSpec) {})
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 		expectOperatorRunning(ns, operatorV1)
 		AddReportEntry("catalog install", time.Since(began).Round(time.Second).String())
