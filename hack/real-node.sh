@@ -52,12 +52,26 @@ check() {
 		fail "the CNI plugins are missing from /usr/lib/cni: make node-packages (installs Debian's containernetworking-plugins)"
 	grep -qw overlay /proc/filesystems || fail "the kernel has no overlay filesystem (containerd's snapshotter): modprobe overlay"
 	[ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ] || fail "no memory cgroup under /sys/fs/cgroup"
+	if [ -f "$owner" ] && [ "$(cat "$owner")" != "$dir" ] && [ -d "$(cat "$owner")/node" ] && ! alive "$(cat "$owner")/node"; then
+		# What a killed run left (none of its processes runs): take it down as its own down would.
+		echo "real node: removing what an interrupted run left in $(cat "$owner")" >&2
+		LOCAL_CLUSTER_DIR=$(cat "$owner") "$0" down >&2
+	fi
 	if [ -d /sys/fs/cgroup/memory/kubepods ] && [ ! -f "$owner" ]; then
 		fail "another kubelet runs on this machine (/sys/fs/cgroup/memory/kubepods is not ours)"
 	fi
 	if [ -f "$owner" ] && [ "$(cat "$owner")" != "$dir" ] && [ -d "$(cat "$owner")/node" ]; then
 		fail "the real node of $(cat "$owner") runs on this machine; stop it first (LOCAL_CLUSTER_DIR=$(cat "$owner") hack/local-cluster.sh down)"
 	fi
+}
+
+# alive NODE_DIR: whether any process the node in NODE_DIR started still runs.
+alive() {
+	local pidfile
+	for pidfile in "$1"/*.pid; do
+		[ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && return 0
+	done
+	return 1
 }
 
 host_ip() {
