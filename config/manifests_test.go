@@ -27,6 +27,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -249,6 +251,17 @@ func TestBundleCSVDeclarations(t *testing.T) {
 	for name, v := range features {
 		g.Expect(v).To(Equal("false"), "%s: no test shows it true (docs/olm.md)", name)
 	}
+
+	// minKubeVersion is the oldest Kubernetes make test-min-kube runs the envtest suites on:
+	// the kube-apiserver it builds from hack/tools/kube-min.
+	raw, err = os.ReadFile("../hack/tools/kube-min/go.mod")
+	g.Expect(err).NotTo(HaveOccurred())
+	mod, err := modfile.ParseLax("go.mod", raw, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	tested := slices.IndexFunc(mod.Require, func(r *modfile.Require) bool { return r.Mod.Path == "k8s.io/kubernetes" })
+	g.Expect(tested).NotTo(Equal(-1), "hack/tools/kube-min requires k8s.io/kubernetes")
+	g.Expect(semver.MajorMinor(mod.Require[tested].Mod.Version)).To(Equal(semver.MajorMinor("v"+csv.Spec.MinKubeVersion)),
+		"minKubeVersion %s names the Kubernetes minor make test-min-kube tests (%s)", csv.Spec.MinKubeVersion, mod.Require[tested].Mod.Version)
 
 	// The platforms the operator image is built and tested for: hack/images.sh builds it
 	// for this machine's, linux/amd64.

@@ -268,8 +268,8 @@ var _ = Describe("Foo reconciler", func() {
 	})
 
 	It("reports a failed write, retries it, and recovers", func() {
-		// A ValidatingAdmissionPolicy makes the API server refuse this Foo's Deployment.
-		policy := denyDeploymentsOf(ctx, ns, "blocked")
+		// A validating webhook makes the API server refuse this Foo's Deployment.
+		deny := denyDeploymentsOf(ctx, ns, "blocked")
 		foo := create(ctx, newFoo("blocked", withNamespace(ns)))
 
 		Eventually(func(g Gomega) {
@@ -279,14 +279,14 @@ var _ = Describe("Foo reconciler", func() {
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentWriteFailedReason))
 			g.Expect(c.Message).To(ContainSubstring("create Deployment %s/blocked-web", ns))
-			g.Expect(c.Message).To(ContainSubstring("denied by the test policy"))
+			g.Expect(c.Message).To(ContainSubstring(denyMessage))
 			// The generation was not reconciled.
 			g.Expect(got.Status.ObservedGeneration).To(BeZero())
 		}).Should(Succeed())
-		expectEvent(ns, samplev1alpha1.DeploymentWriteFailedReason, ContainSubstring("denied by the test policy"))
+		expectEvent(ns, samplev1alpha1.DeploymentWriteFailedReason, ContainSubstring(denyMessage))
 
 		// The API server accepts the Deployment again: the retry succeeds.
-		Expect(k8sClient.Delete(ctx, policy)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, deny)).To(Succeed())
 		eventuallyDeployment(ns, foo.Spec.DeploymentName)
 		Eventually(func(g Gomega) {
 			got := getFoo(g, foo)
@@ -621,50 +621,24 @@ func expectNoEvent(ns, reason string) {
 }
 
 // denyDeploymentsOf makes the API server refuse writes of the Deployments of Foo fooName in
-// ns, with a ValidatingAdmissionPolicy, and waits until the policy is in force. Deleting
-// the returned binding lifts it.
-func denyDeploymentsOf(ctx context.Context, ns, fooName string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+// ns, through a validating webhook this process serves (see denyPath), and waits until the
+// webhook is in force. Deleting the returned configuration lifts it.
+func denyDeploymentsOf(ctx context.Context, ns, fooName string) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	GinkgoHelper()
-	policy := create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: fmt.Sprintf("!has(object.metadata.labels) || !('controller' in object.metadata.labels) || object.metadata.labels['controller'] != '%s'", fooName),
-				Message:    "denied by the test policy",
-			}},
-		},
-	})
-	DeferCleanup(k8sClient.Delete, context.Background(), policy)
-	binding := create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
-			},
-		},
-	})
+	config := create(ctx, denyWebhook(
+		&metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+		&metav1.LabelSelector{MatchLabels: map[string]string{"controller": fooName}},
+	))
+	DeferCleanup(func() error { return client.IgnoreNotFound(k8sClient.Delete(context.Background(), config)) })
 
-	// The API server loads policies asynchronously: probe with a dry-run create.
+	// The API server loads webhook configurations asynchronously: probe with a dry-run create.
 	probe := newDeployment(newFoo(fooName, withNamespace(ns)))
 	probe.Name = "policy-probe"
 	probe.OwnerReferences = nil
 	Eventually(func() error {
 		return k8sClient.Create(ctx, probe.DeepCopy(), client.DryRunAll)
-	}).Should(MatchError(ContainSubstring("denied by the test policy")))
-	return binding
+	}).Should(MatchError(ContainSubstring(denyMessage)))
+	return config
 }
 
 // reconcileCount is controller-runtime's count of finished reconciles of the Foo controller.

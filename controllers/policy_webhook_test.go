@@ -19,7 +19,10 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	neturl "net/url"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -63,6 +66,38 @@ func pinDigestsWebhook() *admissionregistrationv1.MutatingWebhookConfiguration {
 	}
 }
 
+// A validating admission that refuses every write it is sent: which ones, the
+// ValidatingWebhookConfiguration of denyWebhook selects. A webhook rather than a
+// ValidatingAdmissionPolicy, whose admissionregistration.k8s.io/v1 API the oldest Kubernetes
+// the operator supports (1.29, make test-min-kube) does not serve.
+const (
+	denyPath    = "/deny"
+	denyMessage = "denied by the test policy"
+)
+
+// denyWebhook is a configuration that sends this process's webhook server the Deployment
+// writes in the namespaces and of the objects the selectors match.
+func denyWebhook(namespaces, objects *metav1.LabelSelector) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	opts := testEnv.WebhookInstallOptions
+	url := (&neturl.URL{Scheme: "https", Host: net.JoinHostPort(opts.LocalServingHost, strconv.Itoa(opts.LocalServingPort)), Path: denyPath}).String()
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "deny.policy.example.com",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: opts.LocalServingCAData},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+			}},
+			NamespaceSelector:       namespaces,
+			ObjectSelector:          objects,
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
 // serveWebhooks serves the suite's webhooks at the address envtest gave them, until the
 // suite ends.
 func serveWebhooks() {
@@ -70,6 +105,9 @@ func serveWebhooks() {
 	opts := testEnv.WebhookInstallOptions
 	server := webhook.NewServer(webhook.Options{Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir})
 	server.Register(pinDigestsPath, &admission.Webhook{Handler: admission.HandlerFunc(pinDigests)})
+	server.Register(denyPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Denied(denyMessage)
+	})})
 	runUntilCleanup(server.Start)
 	Eventually(func() error { return server.StartedChecker()(nil) }).Should(Succeed())
 }
