@@ -29,9 +29,18 @@ CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 # CREATED_AT is the CSV's createdAt: the release date of VERSION, fixed so that
 # `make bundle` is reproducible.
 CREATED_AT ?= 2026-11-22T00:00:00Z
-# USE_IMAGE_DIGESTS=true would resolve image tags to digests in their registries, which
-# needs network access; pin digests in IMG and RELATED_IMAGE_NGINX instead.
+# OPENSHIFT_VERSIONS are the OpenShift versions whose catalogs take the bundle
+# (com.redhat.openshift.versions): 4.16 and later, as OpenShift 4.16 runs Kubernetes 1.29,
+# the CSV's minKubeVersion (config/manifests_test.go checks the two agree).
+OPENSHIFT_VERSIONS ?= v4.16
+# USE_IMAGE_DIGESTS=true pins every image of the bundle by digest for a release:
+# operator-sdk resolves each tag in the registry the image names (IMG, the operand image of
+# config/manager/manager.yaml), so those must be pushed and reachable; the CSV's
+# relatedImages then lists them all by digest.
 USE_IMAGE_DIGESTS ?= false
+ifeq ($(USE_IMAGE_DIGESTS), true)
+BUNDLE_GEN_FLAGS += --use-image-digests
+endif
 
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -130,14 +139,16 @@ docker-push: ## Push the operator image (needs a container engine).
 
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Generate bundle/ and bundle.Dockerfile with operator-sdk from config/manifests, then validate them.
-	@[ "$(USE_IMAGE_DIGESTS)" = "false" ] || { echo "USE_IMAGE_DIGESTS=true needs a registry to resolve digests, and this build has no network: pin digests in IMG and RELATED_IMAGE_NGINX instead"; exit 1; }
 	$(OPERATOR_SDK) generate kustomize manifests -q
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
 	@# operator-sdk stamps createdAt with the time of generation: pin it to the release date.
 	sed -i 's/^    createdAt: .*/    createdAt: "$(CREATED_AT)"/' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
-	@# The operator image the bundle installs, as OperatorHub and OpenShift certification read it.
-	sed -i 's|^    containerImage: .*|    containerImage: $(IMG)|' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
+	@# Every image pinned by digest and listed in relatedImages: what a disconnected install needs.
+	$(if $(filter true,$(USE_IMAGE_DIGESTS)),sed -i 's|^    features.operators.openshift.io/disconnected: .*|    features.operators.openshift.io/disconnected: "true"|' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml)
+	@# operator-sdk writes the metadata afresh: add OpenShift's annotation and label.
+	printf '\n  # OpenShift: the versions whose catalogs take this bundle.\n  com.redhat.openshift.versions: $(OPENSHIFT_VERSIONS)\n' >> bundle/metadata/annotations.yaml
+	sed -i 's/^# Copy files to locations/# Labels for OpenShift.\nLABEL com.redhat.openshift.versions=$(OPENSHIFT_VERSIONS)\n\n&/' bundle.Dockerfile
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate

@@ -18,9 +18,11 @@ limitations under the License.
 package config_test
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +39,7 @@ import (
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/controllers"
 )
@@ -229,6 +232,18 @@ func TestBundleCSVDeclarations(t *testing.T) {
 	csv := b.CSV
 	manager := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0]
 	g.Expect(csv.Annotations).To(HaveKeyWithValue("containerImage", manager.Image))
+	// relatedImages lists every image the operator runs or starts, as mirroring tools need:
+	// its own and the operand's.
+	var related []string
+	for _, r := range csv.Spec.RelatedImages {
+		related = append(related, r.Image)
+	}
+	g.Expect(related).To(ConsistOf(manager.Image, controllers.DefaultOperandImage))
+	for _, e := range manager.Env {
+		if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
+			g.Expect(related).To(ContainElement(e.Value), e.Name)
+		}
+	}
 	for _, key := range []string{"repository", "support", "createdAt", "description", "categories", "capabilities"} {
 		g.Expect(csv.Annotations).To(HaveKeyWithValue(key, Not(BeEmpty())))
 	}
@@ -248,7 +263,14 @@ func TestBundleCSVDeclarations(t *testing.T) {
 	// The keys OpenShift's certification checks (operator-pipelines' static tests).
 	g.Expect(slices.Sorted(maps.Keys(features))).To(Equal([]string{"cnf", "cni", "csi", "disconnected", "fips-compliant",
 		"proxy-aware", "tls-profiles", "token-auth-aws", "token-auth-azure", "token-auth-gcp"}))
+	// "true" only where a test shows it (docs/olm.md names each). disconnected is "true" only
+	// in a release bundle pinned by digest (make bundle USE_IMAGE_DIGESTS=true, test/node).
+	shown := map[string]string{"proxy-aware": "test/node: sends its requests through the proxy OLM passes it"}
 	for name, v := range features {
+		if _, ok := shown[name]; ok {
+			g.Expect(v).To(Equal("true"), "%s: %s", name, shown[name])
+			continue
+		}
 		g.Expect(v).To(Equal("false"), "%s: no test shows it true (docs/olm.md)", name)
 	}
 
@@ -262,6 +284,20 @@ func TestBundleCSVDeclarations(t *testing.T) {
 	g.Expect(tested).NotTo(Equal(-1), "hack/tools/kube-min requires k8s.io/kubernetes")
 	g.Expect(semver.MajorMinor(mod.Require[tested].Mod.Version)).To(Equal(semver.MajorMinor("v"+csv.Spec.MinKubeVersion)),
 		"minKubeVersion %s names the Kubernetes minor make test-min-kube tests (%s)", csv.Spec.MinKubeVersion, mod.Require[tested].Mod.Version)
+
+	// OpenShift's catalogs take the bundle from the OpenShift of minKubeVersion on: 4.N runs
+	// Kubernetes 1.(N+13) (4.16 runs 1.29), in the annotation and the bundle image's label.
+	minor, err := strconv.Atoi(strings.Split(csv.Spec.MinKubeVersion, ".")[1])
+	g.Expect(err).NotTo(HaveOccurred())
+	openshift := fmt.Sprintf("v4.%d", minor-13)
+	raw, err = os.ReadFile("../bundle/metadata/annotations.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	var metadata struct{ Annotations map[string]string }
+	g.Expect(yaml.Unmarshal(raw, &metadata)).To(Succeed())
+	g.Expect(metadata.Annotations).To(HaveKeyWithValue("com.redhat.openshift.versions", openshift))
+	raw, err = os.ReadFile("../bundle.Dockerfile")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(strings.Split(string(raw), "\n")).To(ContainElement("LABEL com.redhat.openshift.versions=" + openshift))
 
 	// The platforms the operator image is built and tested for: hack/images.sh builds it
 	// for this machine's, linux/amd64.

@@ -21,6 +21,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -94,11 +95,16 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 	// registry pod and its bundle-unpack Jobs there. Upstream OLM's catalog-operator (without
 	// --set-workload-user-id) leaves those pods' runAsNonRoot unset, so a namespace enforcing
 	// Pod Security restricted would refuse them. The operator itself runs in a restricted one.
+	//
+	// The cluster has an egress proxy, which the Subscription passes to the operator as
+	// OpenShift's cluster-wide Proxy has OLM do, with the API server left out of NO_PROXY.
 	const catalogNS, catalogName = "olm", "foo-catalog"
 	var ns, fooNS string
 	var foo *samplev1alpha1.Foo
+	var proxy *egressProxy
 
 	BeforeAll(func() {
+		proxy = startEgressProxy()
 		ns, fooNS = newNamespace("catalog", true), newNamespace("foos", true)
 		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: ns},
@@ -115,13 +121,31 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 
 	It("installs v0.1.0 through OLM's registry pod and bundle-unpack Job", func() {
 		began := time.Now()
-		subscribe(ns, catalogNS, catalogName, catalogV1, func(*operatorsv1alpha1.SubscriptionSpec) {})
+		subscribe(ns, catalogNS, catalogName, catalogV1, func(spec *operatorsv1alpha1.SubscriptionSpec) {
+			spec.Config = &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
+				{Name: "HTTP_PROXY", Value: proxy.URL}, {Name: "HTTPS_PROXY", Value: proxy.URL}, {Name: "NO_PROXY", Value: "localhost,127.0.0.1"},
+			}}
+		})
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 		expectOperatorRunning(ns, operatorV1)
 		AddReportEntry("catalog install", time.Since(began).Round(time.Second).String())
 
 		By("checking that OLM unpacked the bundle image with a Job that ran to completion")
 		expectUnpackJob(catalogNS, bundleV1)
+	})
+
+	It("sends its requests through the proxy OLM passes it (HTTPS_PROXY)", func() {
+		pods := &corev1.PodList{}
+		Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		Expect(pods.Items).To(HaveLen(1))
+		operator := pods.Items[0]
+		Expect(operator.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}))
+		apiServer := &corev1.Service{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "kubernetes"}, apiServer)).To(Succeed())
+		// Every connection the operator opened (its watches, its leader election) is a tunnel
+		// to the API server's Service.
+		Eventually(func() []string { return proxy.tunnelsOf(operator.Status.PodIP) }).Should(
+			And(Not(BeEmpty()), HaveEach(net.JoinHostPort(apiServer.Spec.ClusterIP, "443"))), proxy.String)
 	})
 
 	It("runs a Foo whose pods serve HTTP, follow kubectl scale foo and heal", func() {
