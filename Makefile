@@ -87,11 +87,11 @@ test: manifests generate fmt vet envtest ## Run the unit tests and the envtest s
 	cd hack/bench && go test ./...
 
 # The oldest Kubernetes the CSV's minKubeVersion admits: the envtest suites (the controller,
-# the webhooks, the examples) against its kube-apiserver.
+# the examples) against its kube-apiserver.
 .PHONY: test-min-kube
 test-min-kube: manifests envtest-min ## Run the envtest suites against the kube-apiserver of the CSV's minKubeVersion.
 	$(MIN_ENVTEST_ASSETS)/kube-apiserver --version
-	KUBEBUILDER_ASSETS="$(MIN_ENVTEST_ASSETS)" go test ./controllers ./internal/webhook/... ./examples/... -timeout 20m
+	KUBEBUILDER_ASSETS="$(MIN_ENVTEST_ASSETS)" go test ./controllers ./examples/... -timeout 20m
 
 # SCAFFOLD_DIR is where make test-scaffold copies the tree to.
 SCAFFOLD_DIR ?= $(CURDIR)/.scaffold-test
