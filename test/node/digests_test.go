@@ -49,7 +49,7 @@ var _ = Describe("A release bundle pinned by digest", Ordered, func() {
 	var ns, release, operatorDigest, operandDigest string
 
 	BeforeAll(func() {
-		ns = newNamespace("digests", false)
+		ns = newNamespace("digests", false) // not restricted: see operator-sdk run bundle's Describe
 		release = filepath.Join(work, "release")
 		operatorDigest = digestOf(framework.InRegistry(registry, operatorV1))
 		operandDigest = digestOf(framework.InRegistry(registry, controllers.DefaultOperandImage))

@@ -18,7 +18,8 @@ limitations under the License.
 
 // Package node runs what the operator's users run, on a local cluster whose node runs
 // containers (hack/real-node.sh): `operator-sdk run bundle` and `run bundle-upgrade`, an
-// install and upgrade from a catalog image, `operator-sdk scorecard`, and the operand
+// install and upgrade from a catalog image behind an egress proxy, the upgrade graph, a
+// release bundle pinned by digest, OLM v1, `operator-sdk scorecard`, and the operand
 // serving HTTP and scaled by a HorizontalPodAutoscaler on real CPU usage. The operator,
 // bundle and catalog images are built from the project's Dockerfiles. Run it with
 // `make test-e2e` (root: containerd, the kubelet and iptables need it).
