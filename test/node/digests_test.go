@@ -98,9 +98,7 @@ var _ = Describe("A release bundle pinned by digest", Ordered, func() {
 		Expect(cluster.BuildImage(bundlePinned, filepath.Join(release, "bundle.Dockerfile"), release)).To(Succeed())
 
 		began := time.Now()
-		operatorSDK("run", "bundle", framework.InRegistry(registry, bundlePinned), "--namespace", ns,
-			"--index-image", framework.InRegistry(registry, "quay.io/example/empty-index:v1.65.0"),
-			"--security-context-config", "restricted", "--timeout", "5m")
+		runBundle(ns, bundlePinned)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 		expectOperatorRunning(ns, pinned(operatorV1, operatorDigest))
 		AddReportEntry("run bundle (digests)", time.Since(began).Round(time.Second).String())
@@ -111,10 +109,7 @@ var _ = Describe("A release bundle pinned by digest", Ordered, func() {
 	})
 
 	It("leaves nothing behind after operator-sdk cleanup", func() {
-		operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
-		expectOnlyDefaultsLeft(ns)
-		expectCRDGone()
-		expectClusterRolesGone(ns)
+		cleanupBundle(ns)
 	})
 })
 

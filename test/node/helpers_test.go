@@ -57,6 +57,27 @@ func operatorSDK(args ...string) string {
 	return out
 }
 
+// runBundle installs bundle (an image name the registry mirrors) into ns with operator-sdk
+// run bundle, its registry pod under Pod Security restricted.
+func runBundle(ns, bundle string) {
+	GinkgoHelper()
+	operatorSDK("run", "bundle", framework.InRegistry(registry, bundle), "--namespace", ns,
+		// The CLI reads the index image's labels itself: its default (quay.io's
+		// opm:latest) is out of reach here, as on a disconnected cluster.
+		"--index-image", framework.InRegistry(registry, "quay.io/example/empty-index:v1.65.0"),
+		"--security-context-config", "restricted", "--timeout", "5m")
+}
+
+// cleanupBundle uninstalls what runBundle installed in ns with operator-sdk cleanup, and
+// checks that nothing of it is left: in ns, the CRD, the CSV's ClusterRoles.
+func cleanupBundle(ns string) {
+	GinkgoHelper()
+	operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
+	expectOnlyDefaultsLeft(ns)
+	expectCRDGone()
+	expectClusterRolesGone(ns)
+}
+
 // newNamespace creates a namespace named after prefix; restricted makes it enforce the Pod
 // Security "restricted" profile, as OpenShift and hardened clusters do.
 func newNamespace(prefix string, restricted bool) string {

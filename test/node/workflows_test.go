@@ -56,11 +56,7 @@ var _ = Describe("operator-sdk run bundle", Ordered, func() {
 
 	It("installs v0.1.0 from the bundle image, the operator running in a container whose probes pass", func() {
 		began := time.Now()
-		operatorSDK("run", "bundle", framework.InRegistry(registry, bundleV1), "--namespace", ns,
-			// The CLI reads the index image's labels itself: its default (quay.io's
-			// opm:latest) is out of reach here, as on a disconnected cluster.
-			"--index-image", framework.InRegistry(registry, "quay.io/example/empty-index:v1.65.0"),
-			"--security-context-config", "restricted", "--timeout", "5m")
+		runBundle(ns, bundleV1)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 		expectOperatorRunning(ns, operatorV1)
 		AddReportEntry("run bundle", time.Since(began).Round(time.Second).String())
@@ -82,10 +78,7 @@ var _ = Describe("operator-sdk run bundle", Ordered, func() {
 
 	It("leaves nothing behind after operator-sdk cleanup", func() {
 		began := time.Now()
-		operatorSDK("cleanup", suite.Package, "--namespace", ns, "--timeout", "3m")
-		expectOnlyDefaultsLeft(ns)
-		expectCRDGone()
-		expectClusterRolesGone(ns)
+		cleanupBundle(ns)
 		AddReportEntry("cleanup", time.Since(began).Round(time.Second).String())
 	})
 })
