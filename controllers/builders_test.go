@@ -130,6 +130,20 @@ func withPodsLost(available int32) deploymentOption {
 	}
 }
 
+// quotaMessage is the ReplicaFailure message of a Deployment whose pods a ResourceQuota
+// refuses, as the Deployment controller copies it from the ReplicaSet's.
+const quotaMessage = `pods "a-web-5d4f8b7c9-x2x7q" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=4, limited: pods=4`
+
+// withReplicaFailure sets the ReplicaFailure condition the Deployment controller reports
+// when its ReplicaSet cannot create pods.
+func withReplicaFailure(message string) deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
+			Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: message,
+		})
+	}
+}
+
 func withProgressDeadlineExceeded() deploymentOption {
 	return func(d *appsv1.Deployment) {
 		setDeploymentCondition(d, appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded")

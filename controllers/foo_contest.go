@@ -18,28 +18,40 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
-// contest is a Foo's running dispute with another writer over a field of its Deployment:
-// an HPA that targets the Deployment instead of the Foo, a GitOps tool that re-applies the
-// Deployment from git. (A second installation of the operator writes under the same field
+// contest is a Foo's running dispute over one field of its Deployment with the writers that
+// take it: an HPA that targets the Deployment instead of the Foo, a GitOps tool that
+// re-applies the Deployment from git every few minutes, a person scaling by hand, or several
+// of them in turn. (A second installation of the operator writes under the same field
 // manager, so it takes no field; OLM refuses such an install in overlapping
-// OperatorGroups.) The operator takes the field
-// back once at once (someone's one-off edit is corrected, as any drift is). When the other
-// writer takes it again before the correction held for the recheck interval, the Foo is
-// Degraded with FieldManagerConflict, and the operator takes it back only after the
-// recheck interval, then after twice as long each round, at most after the maximum
-// interval: the two writers' rounds stay bounded instead of alternating every few seconds.
+// OperatorGroups.) The contest is the field's, whoever takes it: writers that alternate
+// share one back-off. The operator takes the field back once at once (someone's one-off
+// edit is corrected, as any drift is). When anyone takes it again within the window (the
+// longest recheck interval, 10 minutes by default, longer than the interval of GitOps tools
+// that re-apply on a timer), the Foo is Degraded with FieldManagerConflict, and the
+// operator takes it back only after the recheck interval, then after twice as long each
+// round, at most after the longest interval. The contest ends, and the Foo is no longer
+// Degraded, once the operator's last correction held for the window.
 type contest struct {
-	taker fieldTaker
+	// takers are the writers that took the field since the contest began, by manager and
+	// subresource.
+	takers []fieldTaker
 	// corrections is how often the operator took the field back in this contest.
 	corrections int
 	// lastCorrection is when it last did.
 	lastCorrection time.Time
+	// takenSince: a pass found the field taken after the last correction, which therefore
+	// did not hold, however long ago it was.
+	takenSince bool
 }
 
 // contestDecision is what a pass does about a taken field.
@@ -53,39 +65,56 @@ type contestDecision struct {
 	wait time.Duration
 }
 
-// taken decides what to do when the pass finds t owning a field of the operator's at now.
-// first and limit are the recheck intervals. A correction counts once it is written
-// (corrected): one the API server refused (a Conflict) is tried again at once.
+// over reports whether the contest ended at now: no correction yet, or the last one held
+// for the window.
+func (c *contest) over(now time.Time, window time.Duration) bool {
+	return c.corrections == 0 || (!c.takenSince && !now.Before(c.lastCorrection.Add(window)))
+}
+
+// taken decides what to do when the pass finds t owning the field at now. first and limit
+// are the recheck intervals; limit is also the window. A correction counts once it is
+// written (corrected): one the API server refused (a Conflict) is tried again at once.
 func (c *contest) taken(t fieldTaker, now time.Time, first, limit time.Duration) contestDecision {
-	if c.corrections == 0 || c.taker != t {
+	if c.over(now, limit) {
 		return contestDecision{apply: true, wait: first}
 	}
+	c.addTaker(t)
+	c.takenSince = true
 	if due := c.lastCorrection.Add(c.backoff(first, limit)); now.Before(due) {
 		return contestDecision{degraded: true, wait: due.Sub(now)}
 	}
-	next := contest{taker: t, corrections: c.corrections + 1}
+	next := contest{corrections: c.corrections + 1}
 	return contestDecision{apply: true, degraded: true, wait: next.backoff(first, limit)}
 }
 
 // corrected records that the operator took t's field back at now.
-func (c *contest) corrected(t fieldTaker, now time.Time) {
-	if c.corrections == 0 || c.taker != t {
-		*c = contest{taker: t}
+func (c *contest) corrected(t fieldTaker, now time.Time, window time.Duration) {
+	if c.over(now, window) {
+		*c = contest{}
 	}
+	c.addTaker(t)
 	c.corrections++
 	c.lastCorrection = now
+	c.takenSince = false
 }
 
-// held decides what a pass that finds the field the operator's does: the contest ends once
-// the last correction held for the first recheck interval; until then a Foo that was in a
-// contest stays Degraded, so the condition does not flap with each round. over reports
-// whether the contest ended.
-func (c *contest) held(now time.Time, first time.Duration) (d contestDecision, over bool) {
-	end := c.lastCorrection.Add(first)
-	if !now.Before(end) {
+// addTaker records t among the takers, once per manager and subresource.
+func (c *contest) addTaker(t fieldTaker) {
+	t.field = ""
+	if !slices.Contains(c.takers, t) {
+		c.takers = append(c.takers, t)
+	}
+}
+
+// held decides what a pass that finds the field the operator's does: until the last
+// correction held for the window, a Foo that was in a contest stays Degraded, so the
+// condition does not flap with each round. over reports whether the contest ended.
+func (c *contest) held(now time.Time, window time.Duration) (d contestDecision, over bool) {
+	c.takenSince = false // the field is the operator's again
+	if c.over(now, window) {
 		return contestDecision{}, true
 	}
-	return contestDecision{degraded: c.corrections > 1, wait: end.Sub(now)}, false
+	return contestDecision{degraded: c.corrections > 1, wait: c.lastCorrection.Add(window).Sub(now)}, false
 }
 
 // backoff is the wait after the last correction: first after the second, doubling each
@@ -98,26 +127,49 @@ func (c *contest) backoff(first, limit time.Duration) time.Duration {
 	return min(wait, limit)
 }
 
-// contestError is the Degraded reason of a Foo in a contest.
-func (c *contest) err(deployment string, wait time.Duration) error {
-	advice := "remove the other writer, or make it leave this field to the operator"
-	if c.taker.field == ".spec.replicas" {
+// maxNamedTakers is how many writers a FieldManagerConflict message names.
+const maxNamedTakers = 5
+
+// err is the Foo's FieldManagerConflict for a contest over field, due to look again after
+// wait. Its message changes only with a correction or a new writer, not with time, so
+// that the status is not written again on every pass.
+func (c *contest) err(deployment, field string, wait, window time.Duration) error {
+	advice := "remove the other writers, or make them leave this field to the operator"
+	if field == ".spec.replicas" {
 		advice = "to scale a Foo, scale the Foo (kubectl scale foo/NAME, or an HorizontalPodAutoscaler whose scaleTargetRef is the Foo), not its Deployment"
 	}
 	return &passError{
 		kind: fieldContest,
-		err: fmt.Errorf("Deployment %s: %s, which the operator sets; it took the field back %d times and waits %s before the next: %s", //nolint:staticcheck // a condition message, starting with the kind
-			deployment, c.taker, c.corrections, wait.Round(time.Second), advice),
+		err: fmt.Errorf("Deployment %s: field %s, which the operator sets, is written by %s; the operator took it back %d times, at growing intervals, and reports this until the field stays its own for %s: %s", //nolint:staticcheck // a condition message, starting with the kind
+			deployment, field, describeTakers(c.takers), c.corrections, window, advice),
 		recheckAfter: wait,
 	}
 }
 
-// fooMemory is what the reconciler remembers about a Foo between passes. It lives in
-// memory only: after a restart or a failover a contest starts anew (one correction more) and
-// a name conflict is rechecked soon.
+// describeTakers names the writers, sorted, at most maxNamedTakers of them.
+func describeTakers(takers []fieldTaker) string {
+	names := make([]string, 0, len(takers))
+	for _, t := range takers {
+		names = append(names, t.writer())
+	}
+	slices.Sort(names)
+	if len(names) > maxNamedTakers {
+		names = append(names[:maxNamedTakers], fmt.Sprintf("%d more", len(names)-maxNamedTakers))
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// fooMemory is what the reconciler remembers about one Foo, by UID, between passes. It
+// lives in memory only: after a restart or a failover a contest starts anew (one correction
+// more) and a name conflict is rechecked soon.
 type fooMemory struct {
-	// contest is the Foo's contest over a field, if any.
-	contest *contest
+	// uid is the Foo's: a Foo deleted and created again under the same name starts afresh.
+	uid types.UID
+	// contests are the Foo's contests, by field path.
+	contests map[string]*contest
 	// conflictSince is when the Foo first found its Deployment name taken in the current
 	// DeploymentConflict; zero when there is none.
 	conflictSince time.Time
@@ -129,24 +181,26 @@ type memories struct {
 	byFoo map[types.NamespacedName]*fooMemory
 }
 
-// with runs f on the memory of foo, creating it when needed, and drops a memory that f left
-// empty, so memories never outgrow the Foos in a contest or conflict.
-func (m *memories) with(foo types.NamespacedName, f func(*fooMemory)) {
+// with runs f on the memory of foo, creating it when needed (also when the one of its
+// name belongs to an earlier Foo), and drops a memory that f left empty, so memories never
+// outgrow the Foos in a contest or conflict.
+func (m *memories) with(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.byFoo == nil {
 		m.byFoo = map[types.NamespacedName]*fooMemory{}
 	}
-	mem := m.byFoo[foo]
-	if mem == nil {
-		mem = &fooMemory{}
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
+	mem := m.byFoo[key]
+	if mem == nil || mem.uid != foo.UID {
+		mem = &fooMemory{uid: foo.UID, contests: map[string]*contest{}}
 	}
 	f(mem)
-	if mem.contest == nil && mem.conflictSince.IsZero() {
-		delete(m.byFoo, foo)
+	if len(mem.contests) == 0 && mem.conflictSince.IsZero() {
+		delete(m.byFoo, key)
 		return
 	}
-	m.byFoo[foo] = mem
+	m.byFoo[key] = mem
 }
 
 // forget drops the memory of a Foo that is gone.

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestContestBacksOff(t *testing.T) {
 	var corrections []time.Duration
 	for at := start; at.Before(start.Add(time.Hour)); at = at.Add(15 * time.Second) {
 		if dec := c.taken(hpa, at, DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval); dec.apply {
-			c.corrected(hpa, at)
+			c.corrected(hpa, at, DefaultMaxConflictRecheckInterval)
 			corrections = append(corrections, at.Sub(start))
 			g.Expect(dec.degraded).To(Equal(len(corrections) > 1), "a first correction is an ordinary one")
 		} else {
@@ -49,13 +50,13 @@ func TestContestBacksOff(t *testing.T) {
 	g.Expect(corrections[9] - corrections[8]).To(Equal(10 * m))
 
 	// The field holds: the contest stays reported until the last correction held for the
-	// first interval, then ends.
+	// window (the longest interval), then ends.
 	last := start.Add(corrections[9])
-	dec, over := c.held(last.Add(10*time.Second), DefaultConflictRecheckInterval)
+	dec, over := c.held(last.Add(10*time.Second), DefaultMaxConflictRecheckInterval)
 	g.Expect(over).To(BeFalse())
 	g.Expect(dec.degraded).To(BeTrue())
-	g.Expect(dec.wait).To(Equal(20 * time.Second))
-	_, over = c.held(last.Add(DefaultConflictRecheckInterval), DefaultConflictRecheckInterval)
+	g.Expect(dec.wait).To(Equal(DefaultMaxConflictRecheckInterval - 10*time.Second))
+	_, over = c.held(last.Add(DefaultMaxConflictRecheckInterval), DefaultMaxConflictRecheckInterval)
 	g.Expect(over).To(BeTrue())
 }
 
@@ -70,25 +71,107 @@ func TestContestCountsOnlyWrittenCorrections(t *testing.T) {
 	g.Expect(c.taken(edit, now, time.Minute, time.Hour).apply).To(BeTrue())
 	// The apply failed: nothing recorded. The retry a moment later applies.
 	g.Expect(c.taken(edit, now.Add(time.Second), time.Minute, time.Hour)).To(Equal(contestDecision{apply: true, wait: time.Minute}))
-	c.corrected(edit, now.Add(time.Second))
+	c.corrected(edit, now.Add(time.Second), time.Hour)
 	// Taken again at once after the written correction: now a contest, which waits.
 	g.Expect(c.taken(edit, now.Add(2*time.Second), time.Minute, time.Hour)).To(Equal(contestDecision{degraded: true, wait: time.Minute - time.Second}))
 }
 
-// A one-off edit is corrected at once and does not make the Foo Degraded; another writer
-// or field starts a new contest.
-func TestContestStartsAnewForAnotherWriter(t *testing.T) {
-	g := NewWithT(t)
-	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+// takes plays writers taking field at the given offsets from start, the operator looking
+// at each take, and returns the offsets of its corrections and the contest.
+func takes(writers []fieldTaker, every time.Duration, n int) ([]time.Duration, *contest) {
+	start := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	c := &contest{}
-	edit := fieldTaker{manager: "kubectl-edit", field: ".spec.template.spec.containers[name=\"nginx\"].image"}
-	g.Expect(c.taken(edit, now, time.Second, time.Minute)).To(Equal(contestDecision{apply: true, wait: time.Second}))
-	c.corrected(edit, now)
-	_, over := c.held(now.Add(time.Second), time.Second)
-	g.Expect(over).To(BeTrue())
+	var corrections []time.Duration
+	for i := range n {
+		at := start.Add(time.Duration(i) * every)
+		w := writers[i%len(writers)]
+		if c.taken(w, at, DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval).apply {
+			c.corrected(w, at, DefaultMaxConflictRecheckInterval)
+			corrections = append(corrections, at.Sub(start))
+		}
+	}
+	return corrections, c
+}
 
-	argo := fieldTaker{manager: "argocd-controller", field: ".spec.replicas"}
-	g.Expect(c.taken(argo, now, time.Second, time.Minute)).To(Equal(contestDecision{apply: true, wait: time.Second}))
-	c.corrected(argo, now)
-	g.Expect(c.taken(edit, now.Add(100*time.Millisecond), time.Second, time.Minute).apply).To(BeTrue(), "another writer: a new contest")
+// Before: a contest started anew whenever the taker changed, so two writers taking
+// spec.replicas in turn (kubectl scale, then a GitOps tool's patch) were each corrected at
+// once: 8 takes 10 s apart cost 8 corrections. Now the back-off is the field's.
+func TestContestIsTheFieldsWhoeverTakesIt(t *testing.T) {
+	g := NewWithT(t)
+	kubectl := fieldTaker{manager: "kubectl", subresource: "scale", field: ".spec.replicas"}
+	bot := fieldTaker{manager: "gitops-bot", field: ".spec.replicas"}
+
+	alone, _ := takes([]fieldTaker{kubectl}, 10*time.Second, 8)
+	alternating, c := takes([]fieldTaker{kubectl, bot}, 10*time.Second, 8)
+	g.Expect(alternating).To(Equal(alone))
+	g.Expect(len(alternating)).To(BeNumerically("<=", 6))
+	g.Expect(c.err("web", ".spec.replicas", time.Minute, DefaultMaxConflictRecheckInterval)).To(MatchError(ContainSubstring(
+		`written by field manager "gitops-bot" and field manager "kubectl" through the scale subresource`)))
+}
+
+// Before: a contest ended once the operator's correction held for 30 s, so a GitOps tool
+// that re-applies every few minutes (Flux, Argo CD: 1 to 10 minutes) was corrected each
+// time as a one-off edit and never reported.
+func TestContestCatchesAWriterThatComesBackWithinTheWindow(t *testing.T) {
+	g := NewWithT(t)
+	flux := fieldTaker{manager: "kustomize-controller", field: ".spec.replicas"}
+	start := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	c := &contest{}
+	g.Expect(c.taken(flux, start, DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval)).To(Equal(contestDecision{apply: true, wait: DefaultConflictRecheckInterval}))
+	c.corrected(flux, start, DefaultMaxConflictRecheckInterval)
+
+	back := start.Add(5 * time.Minute)
+	dec := c.taken(flux, back, DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval)
+	g.Expect(dec.degraded).To(BeTrue(), "back within the window: a contest")
+	g.Expect(dec.apply).To(BeTrue(), "the back-off after one correction has passed")
+
+	// A take after the window is a new one-off edit.
+	fresh := &contest{}
+	fresh.corrected(flux, start, DefaultMaxConflictRecheckInterval)
+	g.Expect(fresh.taken(flux, start.Add(DefaultMaxConflictRecheckInterval), DefaultConflictRecheckInterval, DefaultMaxConflictRecheckInterval)).
+		To(Equal(contestDecision{apply: true, wait: DefaultConflictRecheckInterval}))
+}
+
+// The message of a contest changes with a correction or a new writer, never with time:
+// a status rewritten on every Deployment event (a countdown) would cost a write each.
+func TestContestMessageHasNoCountdown(t *testing.T) {
+	g := NewWithT(t)
+	c := &contest{}
+	hpa := fieldTaker{manager: "hpa", subresource: "scale", field: ".spec.replicas"}
+	c.corrected(hpa, time.Now(), time.Hour)
+	c.corrected(hpa, time.Now(), time.Hour)
+	g.Expect(c.err("web", ".spec.replicas", 17*time.Second, time.Hour).Error()).To(Equal(c.err("web", ".spec.replicas", 3*time.Second, time.Hour).Error()))
+}
+
+// Before: the memory of a Foo was kept by name, so a Foo deleted and created again between
+// two passes inherited the old one's back-off and conflict.
+func TestMemoryIsTheFoosByUID(t *testing.T) {
+	g := NewWithT(t)
+	m := &memories{}
+	old := newFoo("a", withIdentity("uid-1", 1))
+	m.with(old, func(mem *fooMemory) {
+		mem.contests[".spec.replicas"] = &contest{corrections: 3, lastCorrection: time.Now()}
+		mem.conflictSince = time.Now()
+	})
+	m.with(newFoo("a", withIdentity("uid-2", 1)), func(mem *fooMemory) {
+		g.Expect(mem.contests).To(BeEmpty())
+		g.Expect(mem.conflictSince.IsZero()).To(BeTrue())
+	})
+	g.Expect(m.byFoo).To(BeEmpty(), "an empty memory is dropped")
+}
+
+// Before: the counter's labels were the other writer's field manager, chosen by that
+// writer, and the whole field path, which names an ownerReference by UID.
+func TestTakeoverLabelsAreBounded(t *testing.T) {
+	g := NewWithT(t)
+	l := &takeoverLabels{}
+	seen := map[string]bool{}
+	for i := range 100 {
+		manager, field := l.of(fieldTaker{manager: fmt.Sprintf("writer-%d", i), field: fmt.Sprintf(`.metadata.ownerReferences[uid="%d"]`, i)})
+		seen[manager+" "+field] = true
+	}
+	g.Expect(seen).To(HaveLen(maxManagerLabels + 1))
+	g.Expect(seen).To(HaveKey(otherManager + " .metadata.ownerReferences[*]"))
+	manager, field := l.of(fieldTaker{manager: "writer-3", field: `.spec.template.spec.containers[name="nginx"].image`})
+	g.Expect([]string{manager, field}).To(Equal([]string{"writer-3", ".spec.template.spec.containers[*].image"}))
 }

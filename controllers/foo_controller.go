@@ -19,8 +19,10 @@ package controllers
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -159,9 +161,13 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
-	obs := newObservation(r.reconcileDeployments(ctx, foo))
+	d, err := r.reconcileDeployments(ctx, foo)
+	if d == nil && err != nil {
+		d = r.servingDeployment(ctx, foo)
+	}
+	obs := newObservation(d, err)
 	if obs.reason != samplev1alpha1.DeploymentConflictReason {
-		r.memory.with(req.NamespacedName, func(m *fooMemory) { m.conflictSince = time.Time{} })
+		r.memory.with(foo, func(m *fooMemory) { m.conflictSince = time.Time{} })
 	}
 	wait, err := r.reconcileStatus(ctx, foo, obs)
 	if err := errors.Join(obs.retryErr, err); err != nil {
@@ -190,7 +196,80 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 	if err != nil {
 		return d, err
 	}
-	return d, r.deleteStaleDeployments(ctx, foo, d)
+	if err := r.deleteStaleDeployments(ctx, foo, d); err != nil {
+		return d, err
+	}
+	return d, r.unwatched(d)
+}
+
+// unwatched is the Degraded reason of a Deployment that lacks the label the operator's
+// cache selects its Deployments by: a mutating admission policy or webhook rewrites the
+// label the operator sets, so the cache holds nothing of the Deployment, and no change of
+// it starts a pass. Until the label is left alone the Foo looks again after every recheck
+// interval, reading the Deployment from the API server: a deleted Deployment is created
+// again, and a renamed Foo's old Deployments are found by listing the namespace.
+func (r *FooReconciler) unwatched(d *appsv1.Deployment) error {
+	if d == nil || watched(d) {
+		return nil
+	}
+	first, _ := r.recheckBounds()
+	return &passError{
+		kind: labelRewritten,
+		err: fmt.Errorf("Deployment %s has label %s=%q after the operator set %q: a mutating admission policy or webhook rewrites it, and the operator watches only the Deployments labelled %s=%s, so it sees this one's changes only when it looks again, every %s; exclude Deployments owned by Foos, or this label, from that policy", //nolint:staticcheck // a condition message, starting with the kind
+			d.Name, ManagedByLabel, d.Labels[ManagedByLabel], ManagedByValue, ManagedByLabel, ManagedByValue, first),
+		recheckAfter: first,
+	}
+}
+
+// watched reports whether d carries the label the operator's cache selects by.
+func watched(d *appsv1.Deployment) bool {
+	return d.Labels[ManagedByLabel] == ManagedByValue
+}
+
+// servingDeployment is, for a pass that ends without a Deployment under
+// spec.deploymentName (its name taken, its spec invalid, a write refused), the Deployment
+// the Foo controls under another name and still serves with: the one with the most
+// available replicas. The status goes on describing it, so that the scale subresource keeps
+// its replicas and selector (an autoscaler of the Foo keeps working) until a new one
+// replaces it. nil when there is none.
+func (r *FooReconciler) servingDeployment(ctx context.Context, foo *samplev1alpha1.Foo) *appsv1.Deployment {
+	owned, err := r.ownedDeployments(ctx, foo, true)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "List the Deployments the Foo controls")
+		return nil
+	}
+	var serving *appsv1.Deployment
+	for _, d := range owned {
+		if serving == nil || d.Status.AvailableReplicas > serving.Status.AvailableReplicas {
+			serving = d
+		}
+	}
+	return serving
+}
+
+// ownedDeployments are the Deployments foo controls that were made for it and are not
+// being deleted, sorted by name: from the cache, or, when cached is false, from a list of
+// the namespace in the API server, which finds them whatever their labels say.
+func (r *FooReconciler) ownedDeployments(ctx context.Context, foo *samplev1alpha1.Foo, cached bool) ([]*appsv1.Deployment, error) {
+	list := &appsv1.DeploymentList{}
+	var err error
+	if cached {
+		err = r.List(ctx, list, client.InNamespace(foo.Namespace), client.MatchingFields{deploymentControllerIndex: string(foo.UID)})
+	} else {
+		err = r.APIReader.List(ctx, list, client.InNamespace(foo.Namespace))
+	}
+	if err != nil {
+		return nil, newPassError(readFailed, fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err))
+	}
+	var owned []*appsv1.Deployment
+	for i := range list.Items {
+		d := &list.Items[i]
+		if slices.Contains(indexDeploymentController(d), string(foo.UID)) && d.DeletionTimestamp.IsZero() && madeFor(d, foo) {
+			owned = append(owned, d)
+		}
+	}
+	slices.SortFunc(owned, func(a, b *appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
+	return owned, nil
 }
 
 // reconcileDeployment creates the Deployment named in spec.deploymentName, or corrects it
@@ -247,7 +326,7 @@ func (r *FooReconciler) reconcileExisting(ctx context.Context, foo *samplev1alph
 func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
 	now := time.Now()
 	var since time.Time
-	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
+	r.memory.with(foo, func(m *fooMemory) {
 		if m.conflictSince.IsZero() {
 			m.conflictSince = now
 		}
@@ -349,7 +428,7 @@ func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha
 	if err != nil {
 		return applied, err
 	}
-	fieldTakeovers.WithLabelValues(taker.manager, taker.field).Inc()
+	fieldTakeovers.WithLabelValues(takeovers.of(*taker)).Inc()
 	return applied, r.contestCorrected(foo, *taker, stored.Name)
 }
 
@@ -369,15 +448,21 @@ func (r *FooReconciler) adoptDeployment(ctx context.Context, foo *samplev1alpha1
 	return r.applyOver(ctx, foo, desired, stored, true, "")
 }
 
-// adoptable reports whether d was made by the operator for another Foo of foo's name,
+// adoptable reports whether d was made by the operator for an earlier Foo of foo's name,
 // which is gone (names are unique): d has no controller, the selector and managed-by label
-// the operator gives its Deployments, and FooUIDAnnotation names another Foo. A Deployment
-// made for foo itself whose ownerReference someone removed is not adoptable: that is how a
-// user detaches a Deployment from its Foo.
+// the operator gives its Deployments, FooUIDAnnotation naming another Foo, was created
+// before foo, and runs only the container the operator sets. A Deployment made for foo
+// itself whose ownerReference someone removed is not adoptable: that is how a user detaches
+// a Deployment from its Foo. Nor is one created after foo, even if it carries the labels and
+// annotation (copied from another namespace or a backup): the operator made none then, and
+// taking it over would rewrite someone else's workload.
 func adoptable(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 	uid := d.Annotations[FooUIDAnnotation]
+	pod := d.Spec.Template.Spec
 	return metav1.GetControllerOf(d) == nil && d.DeletionTimestamp.IsZero() && madeFor(d, foo) &&
-		d.Labels[ManagedByLabel] == ManagedByValue && uid != "" && uid != string(foo.UID)
+		d.Labels[ManagedByLabel] == ManagedByValue && uid != "" && uid != string(foo.UID) &&
+		d.CreationTimestamp.Before(&foo.CreationTimestamp) &&
+		len(pod.InitContainers) == 0 && len(pod.Containers) == 1 && pod.Containers[0].Name == containerName
 }
 
 // getStored reads a Deployment from the API server, with every writer's managedFields; nil
@@ -421,6 +506,11 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 	if err != nil {
 		return stored, newPassError(writeFailed, fmt.Errorf("apply Deployment %s: %w", klog.KObj(stored), err))
 	}
+	if repair != nil {
+		if d, err = r.releaseRepair(ctx, d); err != nil {
+			return stored, err
+		}
+	}
 	if d.ResourceVersion == before && repair == nil {
 		logger.V(1).Info("Applied Deployment: the API server changed nothing")
 		return d, nil
@@ -446,16 +536,42 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 	return d, nil
 }
 
+// releaseRepair removes repairFieldManager's managedFields entry from d, the Deployment
+// the apply after a one-of repair returned: the apply made the operator's field manager an
+// owner of the restored member, and the repair's entry would otherwise co-own it for good
+// (a later apply that stops setting the member could not prune it). The patch changes only
+// managedFields, which the API server then takes as given, and carries d's resourceVersion.
+func (r *FooReconciler) releaseRepair(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
+	kept := slices.DeleteFunc(slices.Clone(d.ManagedFields), func(e metav1.ManagedFieldsEntry) bool { return e.Manager == repairFieldManager })
+	if len(kept) == len(d.ManagedFields) {
+		return d, nil
+	}
+	patch, err := json.Marshal([]jsonPatchOp{
+		{Op: "replace", Path: "/metadata/resourceVersion", Value: d.ResourceVersion},
+		{Op: "replace", Path: "/metadata/managedFields", Value: kept},
+	})
+	if err != nil {
+		return d, err
+	}
+	released := d.DeepCopy()
+	if err := r.Patch(ctx, released, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(repairFieldManager)); err != nil {
+		return d, newPassError(writeFailed, fmt.Errorf("release the fields of %s in Deployment %s: %w", repairFieldManager, klog.KObj(d), err))
+	}
+	deploymentWrites.WithLabelValues("update").Inc()
+	return released, nil
+}
+
 // contestTaken says whether a pass that found taker owning a field the operator sets takes
 // it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
 func (r *FooReconciler) contestTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (apply bool, err error) {
 	first, limit := r.recheckBounds()
-	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
-		c := cmp.Or(m.contest, &contest{})
+	r.memory.with(foo, func(m *fooMemory) {
+		c := cmp.Or(m.contests[taker.field], &contest{})
 		dec := c.taken(taker, time.Now(), first, limit)
 		apply = dec.apply
 		if !apply && dec.degraded {
-			err = c.err(deployment, dec.wait)
+			m.contests[taker.field] = c
+			err = c.err(deployment, taker.field, dec.wait, limit)
 		}
 	})
 	return apply, err
@@ -465,29 +581,30 @@ func (r *FooReconciler) contestTaken(foo *samplev1alpha1.Foo, taker fieldTaker, 
 // Foo's FieldManagerConflict when that was not the first correction of the contest.
 func (r *FooReconciler) contestCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (err error) {
 	first, limit := r.recheckBounds()
-	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
-		m.contest = cmp.Or(m.contest, &contest{})
-		m.contest.corrected(taker, time.Now())
-		if m.contest.corrections > 1 {
-			err = m.contest.err(deployment, m.contest.backoff(first, limit))
+	r.memory.with(foo, func(m *fooMemory) {
+		c := cmp.Or(m.contests[taker.field], &contest{})
+		c.corrected(taker, time.Now(), limit)
+		m.contests[taker.field] = c
+		if c.corrections > 1 {
+			err = c.err(deployment, taker.field, c.backoff(first, limit), limit)
 		}
 	})
 	return err
 }
 
 // contestHeld records that a pass found the operator's fields its own; the error is the
-// Foo's FieldManagerConflict while a contest has not ended.
+// Foo's FieldManagerConflict while one of its contests has not ended.
 func (r *FooReconciler) contestHeld(foo *samplev1alpha1.Foo, deployment string) (err error) {
-	first, _ := r.recheckBounds()
-	r.memory.with(client.ObjectKeyFromObject(foo), func(m *fooMemory) {
-		if m.contest == nil {
-			return
-		}
-		dec, over := m.contest.held(time.Now(), first)
-		if over {
-			m.contest = nil
-		} else if dec.degraded {
-			err = m.contest.err(deployment, dec.wait)
+	_, limit := r.recheckBounds()
+	r.memory.with(foo, func(m *fooMemory) {
+		for _, field := range slices.Sorted(maps.Keys(m.contests)) {
+			c := m.contests[field]
+			dec, over := c.held(time.Now(), limit)
+			if over {
+				delete(m.contests, field)
+			} else if dec.degraded && err == nil {
+				err = c.err(deployment, field, dec.wait, limit)
+			}
 		}
 	})
 	return err
@@ -510,13 +627,14 @@ func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev
 	if desiredReplicas(foo) > 0 && !rolledOut(current) {
 		return nil
 	}
-	owned := &appsv1.DeploymentList{}
-	if err := r.List(ctx, owned, client.InNamespace(foo.Namespace), client.MatchingFields{deploymentControllerIndex: string(foo.UID)}); err != nil {
-		return newPassError(readFailed, fmt.Errorf("list Deployments of Foo %s: %w", klog.KObj(foo), err))
+	// A Deployment whose label someone rewrites is not in the cache, nor, likely, are the
+	// older ones.
+	owned, err := r.ownedDeployments(ctx, foo, watched(current))
+	if err != nil {
+		return err
 	}
-	for i := range owned.Items {
-		d := &owned.Items[i]
-		if d.Name == foo.Spec.DeploymentName || !d.DeletionTimestamp.IsZero() || !madeFor(d, foo) {
+	for _, d := range owned {
+		if d.Name == foo.Spec.DeploymentName {
 			continue
 		}
 		// The preconditions make sure the object deleted is the one found controlled, as it

@@ -160,13 +160,13 @@ type fieldTaker struct {
 	field string
 }
 
-// String names the writer and the field for messages.
-func (t fieldTaker) String() string {
-	via := ""
+// writer names the writer for messages: its field manager, and the subresource it wrote
+// through.
+func (t fieldTaker) writer() string {
 	if t.subresource != "" {
-		via = fmt.Sprintf(" through the %s subresource", t.subresource)
+		return fmt.Sprintf("field manager %q through the %s subresource", t.manager, t.subresource)
 	}
-	return fmt.Sprintf("field %s is written by field manager %q%s", t.field, t.manager, via)
+	return fmt.Sprintf("field manager %q", t.manager)
 }
 
 // takerOf is the first other writer that owns some of the lost fields in live, or nil when

@@ -57,6 +57,9 @@ const (
 	// policy or webhook that can change without the Foo changing, and the spec problems the
 	// operator can foresee are caught by validateFoo before any write.
 	writeFailed
+	// labelRewritten: the Deployment lacks the label the operator's cache selects by (a
+	// mutating admission rewrites it), so its changes are not watched.
+	labelRewritten
 )
 
 // errorPolicy is what a pass does with an error of one kind.
@@ -80,6 +83,7 @@ var errorPolicies = map[errorKind]errorPolicy{
 	readFailed:          {reason: samplev1alpha1.DeploymentReadFailedReason, retry: true},
 	ownershipUnreadable: {reason: samplev1alpha1.FieldOwnershipUnreadableReason, retry: true},
 	writeFailed:         {reason: samplev1alpha1.DeploymentWriteFailedReason, retry: true},
+	labelRewritten:      {reason: samplev1alpha1.DeploymentUnwatchedReason},
 }
 
 // passError is an error of a pass, of a kind.

@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -37,7 +38,8 @@ func TestErrorPolicy(t *testing.T) {
 	deployments := schema.GroupResource{Group: "apps", Resource: "deployments"}
 	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "x", field.ErrorList{field.Invalid(field.NewPath("spec"), "", "bad")})
 	r := &FooReconciler{}
-	contested := (&contest{taker: fieldTaker{manager: "hpa", field: ".spec.replicas"}, corrections: 2}).err("web", time.Minute)
+	contested := (&contest{takers: []fieldTaker{{manager: "hpa"}}, corrections: 2}).err("web", ".spec.replicas", time.Minute, time.Hour)
+	relabelled := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: map[string]string{ManagedByLabel: "policy"}}}
 	tests := []struct {
 		name         string
 		err          error
@@ -68,6 +70,8 @@ func TestErrorPolicy(t *testing.T) {
 			kind: writeFailed, reason: samplev1alpha1.DeploymentWriteFailedReason, event: samplev1alpha1.DeploymentWriteFailedReason, retry: true},
 		{name: "a write refused as invalid (say by an admission policy)", err: newPassError(writeFailed, fmt.Errorf("create: %w", invalid)),
 			kind: writeFailed, reason: samplev1alpha1.DeploymentWriteFailedReason, event: samplev1alpha1.DeploymentWriteFailedReason, retry: true},
+		{name: "a Deployment whose managed-by label a mutating admission rewrote", err: r.unwatched(relabelled),
+			kind: labelRewritten, reason: samplev1alpha1.DeploymentUnwatchedReason, event: samplev1alpha1.DeploymentUnwatchedReason, recheckAfter: DefaultConflictRecheckInterval},
 		{name: "an error of no kind", err: errors.New("boom"),
 			kind: unexpectedError, reason: samplev1alpha1.InternalErrorReason, event: samplev1alpha1.InternalErrorReason, retry: true},
 	}

@@ -18,6 +18,8 @@ package controllers
 
 import (
 	"context"
+	"regexp"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,8 +40,47 @@ var deploymentWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 // fieldTakeovers counts the fields the operator took back from other writers.
 var fieldTakeovers = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "foo_operator_field_takeovers_total",
-	Help: "Fields of Deployments the operator took back from another writer, by that writer's field manager and the field; a steady rise is a contest (Foo condition Degraded, reason FieldManagerConflict).",
+	Help: "Fields of Deployments the operator took back from another writer, by that writer's field manager (the first 16 seen, then \"other\") and the field (list keys as *); a steady rise is a contest (Foo condition Degraded, reason FieldManagerConflict).",
 }, []string{"manager", "field"})
+
+// The labels of fieldTakeovers are bounded: other writers choose their field manager names,
+// and a field path carries the keys of list items (an ownerReference's UID).
+const (
+	maxManagerLabels = 16
+	otherManager     = "other"
+)
+
+// takeoverLabels are the labels of fieldTakeovers for a field taken back from taker.
+type takeoverLabels struct {
+	mu       sync.Mutex
+	managers map[string]bool
+}
+
+// of is the manager and field label of taker: its manager while fewer than
+// maxManagerLabels others were seen, otherwise otherManager; its field with every list key
+// replaced by *.
+func (l *takeoverLabels) of(taker fieldTaker) (manager, field string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	manager = taker.manager
+	if !l.managers[manager] {
+		if len(l.managers) >= maxManagerLabels {
+			manager = otherManager
+		} else {
+			if l.managers == nil {
+				l.managers = map[string]bool{}
+			}
+			l.managers[manager] = true
+		}
+	}
+	return manager, listKeys.ReplaceAllString(taker.field, "[*]")
+}
+
+// listKeys matches the keys of list items in a field path: [name="nginx"], [uid="..."], [0].
+var listKeys = regexp.MustCompile(`\[[^\]]*\]`)
+
+// takeovers bounds the labels of fieldTakeovers for the process.
+var takeovers = &takeoverLabels{}
 
 var foosDesc = prometheus.NewDesc(
 	"foo_operator_foos",

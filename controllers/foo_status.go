@@ -158,7 +158,10 @@ func computeStatus(foo *samplev1alpha1.Foo, obs observation, now metav1.Time) sa
 	available := availableCondition(obs)
 	progressing, degraded := rolloutConditions(obs, now.Time)
 	for _, c := range []metav1.Condition{readyCondition(obs, available, progressing, degraded), available, progressing, degraded} {
-		c.ObservedGeneration = foo.Generation
+		// The generation whose pass completed: a pass that failed and is retried has not
+		// applied the Foo's generation, and a Ready=True computed from the Deployment of the
+		// generation before must not pass for the new one's (kubectl wait compares it).
+		c.ObservedGeneration = status.ObservedGeneration
 		c.LastTransitionTime = now
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
@@ -189,7 +192,10 @@ func availableCondition(obs observation) metav1.Condition {
 // available (Progressing reason NewReplicaSetAvailable), as `kubectl rollout status` has it.
 // After that the controller no longer tracks progress: a shortfall of available replicas is
 // the operator's scaling while the operator changed the Deployment within its progress
-// deadline, and pods lost (ReplicasUnavailable) after it.
+// deadline; after it, a shortfall the Deployment's strategy allows (it stays Available, as
+// when a node drain evicts a pod) is only counted, and one that costs the Deployment its
+// availability is ReplicasUnavailable. Pods the Deployment cannot create (its ReplicaFailure
+// condition: a quota, an admission policy) are Degraded whatever the rollout's step.
 func rolloutConditions(obs observation, now time.Time) (progressing, degraded metav1.Condition) {
 	progressing = metav1.Condition{Type: samplev1alpha1.ProgressingCondition, Status: metav1.ConditionFalse}
 	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason, Message: "No problems found"}
@@ -205,6 +211,10 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 		}
 		return progressing, degraded
 	}
+	if failure := deploymentCondition(d, appsv1.DeploymentReplicaFailure); failure.Status == corev1.ConditionTrue && degraded.Status != metav1.ConditionTrue {
+		degraded.Status, degraded.Reason = metav1.ConditionTrue, samplev1alpha1.ReplicaFailureReason
+		degraded.Message = fmt.Sprintf("Deployment %s cannot create pods (%s): %s", d.Name, failure.Reason, failure.Message)
+	}
 
 	replicas := ptr.Deref(d.Spec.Replicas, 1)
 	reason, waiting := samplev1alpha1.RolloutInProgressReason, ""
@@ -214,7 +224,7 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 	case deploymentCondition(d, appsv1.DeploymentProgressing).Reason == "ProgressDeadlineExceeded":
 		progressing.Reason = samplev1alpha1.ProgressDeadlineExceededReason
 		progressing.Message = fmt.Sprintf("Deployment %s exceeded its progress deadline", d.Name)
-		if obs.reason == "" {
+		if degraded.Status != metav1.ConditionTrue {
 			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, progressing.Reason, progressing.Message
 		}
 		return progressing, degraded
@@ -226,14 +236,18 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 		reason, waiting = samplev1alpha1.ScalingReason, fmt.Sprintf("Deployment %s is scaling down to %d replicas: %d surplus replicas are pending termination", d.Name, replicas, d.Status.Replicas-replicas)
 	case d.Status.AvailableReplicas < replicas && now.Before(scalingDeadline(d)):
 		reason, waiting = samplev1alpha1.ScalingReason, fmt.Sprintf("Deployment %s is scaling to %d replicas: %d available", d.Name, replicas, d.Status.AvailableReplicas)
-	case d.Status.AvailableReplicas < replicas && obs.reason == "":
+	case d.Status.AvailableReplicas < replicas && !available(d) && degraded.Status != metav1.ConditionTrue:
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, samplev1alpha1.ReplicasUnavailableReason
-		degraded.Message = fmt.Sprintf("%d of %d replicas of Deployment %s are available: pods were lost after its rollout completed and their replacements are not available (a node failed, or a pod cannot be scheduled or started)",
+		degraded.Message = fmt.Sprintf("%d of %d replicas of Deployment %s are available, below its minimum availability: pods were lost after its rollout completed and their replacements are not available (a node failed, or a pod cannot be scheduled or started)",
 			d.Status.AvailableReplicas, replicas, d.Name)
 	}
-	if waiting != "" {
+	switch {
+	case waiting != "":
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, reason, waiting
-	} else {
+	case d.Status.AvailableReplicas < replicas:
+		progressing.Reason = samplev1alpha1.RolloutCompleteReason
+		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas; %d are available", d.Name, replicas, d.Status.AvailableReplicas)
+	default:
 		progressing.Reason = samplev1alpha1.RolloutCompleteReason
 		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas", d.Name, replicas)
 	}
@@ -264,9 +278,10 @@ func scalingWait(obs observation, status samplev1alpha1.FooStatus, now time.Time
 }
 
 // readyCondition summarises the other three: True when nothing is Degraded, the pod
-// template is rolled out and the Foo serves (Available, or scaling with a replica
-// available: an autoscaler's scale does not make a Foo unready); otherwise False with the
-// reason of the first that is not as it should be.
+// template is rolled out and the Foo serves (Available as the Deployment judges it, per its
+// strategy, so a pod lost within maxUnavailable does not make the Foo unready; or scaling
+// with a replica available: an autoscaler's scale does not make a Foo unready); otherwise
+// False with the reason of the first that is not as it should be.
 func readyCondition(obs observation, available, progressing, degraded metav1.Condition) metav1.Condition {
 	c := metav1.Condition{Type: samplev1alpha1.ReadyCondition, Status: metav1.ConditionFalse}
 	scaling := progressing.Status == metav1.ConditionTrue && progressing.Reason == samplev1alpha1.ScalingReason

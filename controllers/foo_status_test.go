@@ -158,17 +158,44 @@ func TestComputeStatus(t *testing.T) {
 			},
 		},
 		{
-			// Before, such a Foo stayed Progressing=True (RolloutInProgress) for good.
-			name:           "pods lost after the rollout completed, the last change long ago: Degraded",
+			// Before, such a Foo turned Degraded (ReplicasUnavailable) and not Ready once the
+			// operator's last change was older than the progress deadline, so that every node
+			// drain made every Foo it touched unready and sent a Warning event.
+			name:           "a pod lost within the Deployment's maxUnavailable, the last change long ago: Ready, the shortfall counted",
 			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withAppliedAt(statusNow.Add(-time.Hour)))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantAvailable:  1,
 			wantConditions: map[string]conditionSummary{
-				"Ready":       {F, "ReplicasUnavailable"},
+				"Ready":       {T, "Ready"},
 				"Available":   {T, "DeploymentAvailable"},
 				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			name:           "pods lost below the Deployment's minimum availability, the last change long ago: Degraded",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withAvailable(false), withAppliedAt(statusNow.Add(-time.Hour)))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "ReplicasUnavailable"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {F, "RolloutComplete"},
 				"Degraded":    {T, "ReplicasUnavailable"},
+			},
+		},
+		{
+			// Before, a quota that refused the pods showed only as RolloutInProgress.
+			name:           "pods the Deployment cannot create (a quota): Degraded with the Deployment's message",
+			obs:            observation{deployment: newDeployment(foo, withRollout(0, 0, false), withReplicaFailure(quotaMessage))},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "ReplicaFailure"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {T, "RolloutInProgress"},
+				"Degraded":    {T, "ReplicaFailure"},
 			},
 		},
 		{
@@ -197,6 +224,21 @@ func TestComputeStatus(t *testing.T) {
 				"Degraded":    {T, "DeploymentWriteFailed"},
 			},
 		},
+		{
+			// Before, the conditions carried the Foo's generation: Ready=True, computed from
+			// the Deployment of the generation before, passed for the new one's.
+			name:           "a pass retried without a reason keeps the observed generation of every condition",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true)), retryErr: errors.New("the object has been modified")},
+			wantGeneration: 2,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {T, "Ready"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,12 +252,15 @@ func TestComputeStatus(t *testing.T) {
 			g.Expect(st.ReadyReplicas).To(Equal(tt.wantAvailable))
 			g.Expect(summarize(st.Conditions)).To(Equal(tt.wantConditions))
 			for _, c := range st.Conditions {
-				g.Expect(c.ObservedGeneration).To(Equal(foo.Generation), c.Type)
+				g.Expect(c.ObservedGeneration).To(Equal(tt.wantGeneration), c.Type)
 				g.Expect(c.LastTransitionTime).To(Equal(now), c.Type)
 				g.Expect(c.Message).NotTo(BeEmpty(), c.Type)
 			}
 			if tt.obs.reason != "" {
 				g.Expect(meta.FindStatusCondition(st.Conditions, "Degraded").Message).To(Equal(tt.obs.message))
+			}
+			if c := meta.FindStatusCondition(st.Conditions, "Degraded"); c.Reason == "ReplicaFailure" {
+				g.Expect(c.Message).To(Equal("Deployment a-web cannot create pods (FailedCreate): " + quotaMessage))
 			}
 			if tt.wantDeployment != "" {
 				g.Expect(st.Selector).To(Equal("app=nginx,controller=a"))

@@ -45,24 +45,39 @@ const (
 	pinDigestsPath     = "/pin-digests"
 )
 
-func pinDigestsWebhook() *admissionregistrationv1.MutatingWebhookConfiguration {
+// Another policy, as GitOps and platform teams write them: it sets
+// app.kubernetes.io/managed-by on every Deployment of the namespaces labelled relabelLabel.
+const (
+	relabelLabel = "policy.example.com/relabel"
+	relabelValue = "platform-team"
+	relabelPath  = "/relabel"
+)
+
+// policyWebhooks are the suite's mutating policies, served by this process.
+func policyWebhooks() *admissionregistrationv1.MutatingWebhookConfiguration {
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "pin-digests"},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name: "pin-digests.policy.example.com",
-			// envtest points the service at this process's webhook server.
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
-				Name: "policy", Namespace: "policy", Path: ptr.To(pinDigestsPath),
-			}},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
-			}},
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{pinDigestsLabel: "true"}},
-			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			AdmissionReviewVersions: []string{"v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "policies"},
+		Webhooks:   []admissionregistrationv1.MutatingWebhook{deploymentPolicy("pin-digests", pinDigestsPath, pinDigestsLabel), deploymentPolicy("relabel", relabelPath, relabelLabel)},
+	}
+}
+
+// deploymentPolicy is a mutating webhook of Deployment writes in the namespaces labelled
+// namespaceLabel=true, served at path.
+func deploymentPolicy(name, path, namespaceLabel string) admissionregistrationv1.MutatingWebhook {
+	return admissionregistrationv1.MutatingWebhook{
+		Name: name + ".policy.example.com",
+		// envtest points the service at this process's webhook server.
+		ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+			Name: "policy", Namespace: "policy", Path: ptr.To(path),
 		}},
+		Rules: []admissionregistrationv1.RuleWithOperations{{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+		}},
+		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{namespaceLabel: "true"}},
+		FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+		SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+		AdmissionReviewVersions: []string{"v1"},
 	}
 }
 
@@ -105,6 +120,7 @@ func serveWebhooks() {
 	opts := testEnv.WebhookInstallOptions
 	server := webhook.NewServer(webhook.Options{Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir})
 	server.Register(pinDigestsPath, &admission.Webhook{Handler: admission.HandlerFunc(pinDigests)})
+	server.Register(relabelPath, &admission.Webhook{Handler: admission.HandlerFunc(relabel)})
 	server.Register(denyPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Denied(denyMessage)
 	})})
@@ -132,6 +148,25 @@ func pinDigests(_ context.Context, req admission.Request) admission.Response {
 	if err := unstructured.SetNestedField(d.Object, "true", "spec", "template", "metadata", "annotations", verifiedAnnotation); err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
+	mutated, err := json.Marshal(d.Object)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+}
+
+// relabel is the relabelling policy: the Deployment's managed-by label becomes relabelValue.
+func relabel(_ context.Context, req admission.Request) admission.Response {
+	d := &unstructured.Unstructured{}
+	if err := d.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	labels := d.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["app.kubernetes.io/managed-by"] = relabelValue
+	d.SetLabels(labels)
 	mutated, err := json.Marshal(d.Object)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)

@@ -110,9 +110,9 @@ var _ = BeforeSuite(func() {
 		ControlPlane:          envtest.ControlPlane{APIServer: apiServer},
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
-		// A policy engine's mutating webhook, served below by this process.
+		// A policy engine's mutating webhooks, served below by this process.
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{pinDigestsWebhook()},
+			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{policyWebhooks()},
 		},
 	}
 	cfg, err := testEnv.Start()

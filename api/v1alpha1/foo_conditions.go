@@ -33,10 +33,10 @@ const (
 	ProgressingCondition = "Progressing"
 
 	// DegradedCondition is True when the operator cannot bring the Deployment to the state
-	// the Foo asks for, or its Deployment does not run every replica it should. Its reason
-	// says why: DeploymentConflict, FieldManagerConflict, InvalidSpec, DeploymentWriteFailed,
-	// DeploymentReadFailed, FieldOwnershipUnreadable, InternalError, ProgressDeadlineExceeded
-	// or ReplicasUnavailable.
+	// the Foo asks for, or its Deployment cannot run the replicas it should. Its reason says
+	// why: DeploymentConflict, FieldManagerConflict, InvalidSpec, DeploymentWriteFailed,
+	// DeploymentReadFailed, FieldOwnershipUnreadable, InternalError, DeploymentUnwatched,
+	// ProgressDeadlineExceeded, ReplicaFailure or ReplicasUnavailable.
 	DegradedCondition = "Degraded"
 )
 
@@ -105,10 +105,24 @@ const (
 	FieldManagerConflictReason = "FieldManagerConflict"
 
 	// ReplicasUnavailableReason means the Deployment, its rollout complete and the
-	// operator's last change older than its progress deadline, has fewer available
-	// replicas than it should: pods were lost (a node failed, a pod was evicted) and their
-	// replacements are not available.
+	// operator's last change older than its progress deadline, has lost minimum
+	// availability (its own Available condition is False): pods were lost (a node failed,
+	// pods were evicted) and their replacements are not available. A shortfall the
+	// Deployment's strategy allows (within maxUnavailable, as during a node drain) is not
+	// Degraded: the Foo stays Ready and its Available condition gives the counts.
 	ReplicasUnavailableReason = "ReplicasUnavailable"
+
+	// ReplicaFailureReason means the Deployment reports that its pods cannot be created
+	// (its ReplicaFailure condition, for example FailedCreate: a ResourceQuota exceeded, a
+	// pod refused by an admission policy); the message is the Deployment's.
+	ReplicaFailureReason = "ReplicaFailure"
+
+	// DeploymentUnwatchedReason means the Deployment does not carry the label
+	// app.kubernetes.io/managed-by=foo-operator after the operator set it: a mutating
+	// admission rewrites it, and the operator, whose cache holds only Deployments with that
+	// label, sees the Deployment's changes only when it looks again (every recheck
+	// interval). The message names the value found.
+	DeploymentUnwatchedReason = "DeploymentUnwatched"
 
 	// ProgressDeadlineExceededReason means the owned Deployment reports that its rollout
 	// exceeded its progress deadline.
