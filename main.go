@@ -116,9 +116,9 @@ func main() {
 	flag.StringVar(&watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACE"),
 		"Comma-separated namespaces whose Foos the operator manages; empty for all. Defaults to $WATCH_NAMESPACE.")
 	flag.DurationVar(&reconciler.ConflictRecheckInterval, "conflict-recheck-interval", controllers.DefaultConflictRecheckInterval,
-		"How long a Foo whose Deployment name is taken by an object the operator does not manage waits before it first checks whether the name became free; later checks wait as long as the conflict has lasted.")
+		"How long a Foo whose Deployment name is taken by an object the operator does not manage waits before it first checks whether the name became free (later checks wait as long as the conflict has lasted), the first wait before taking back a field another writer keeps taking, and how often a Deployment whose managed-by label is rewritten is looked at.")
 	flag.DurationVar(&reconciler.MaxConflictRecheckInterval, "conflict-recheck-max-interval", controllers.DefaultMaxConflictRecheckInterval,
-		"The longest wait between two checks of a Foo whose Deployment name is taken.")
+		"The longest wait between two checks of a Foo whose Deployment name is taken, and between two corrections of a field another writer keeps taking; a field taken again within it after a correction is a contest.")
 	flag.DurationVar(&reconciler.ProgressReportDelay, "progress-report-delay", controllers.DefaultProgressReportDelay,
 		"How long after changing a Deployment the steps of its rollout are written to the Foo's status; a rollout that completes sooner is reported once.")
 	// kube-controller-manager's flag names. No client-side limit by default, as controller-runtime

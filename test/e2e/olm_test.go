@@ -305,6 +305,16 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		runOperatorAsInstalled("operators") // installed for all namespaces above
 		expectHPAScaling()
 	})
+
+	It("reports a rename that a ResourceQuota blocks with the quota's message, keeping the serving Deployment", func() {
+		runOperatorAsInstalled("operators")
+		expectQuotaBlockedRename()
+	})
+
+	It("keeps a Foo Ready while a node drain evicts one of its pods within the Deployment's maxUnavailable", func() {
+		runOperatorAsInstalled("operators")
+		expectDrainWithinAvailability()
+	})
 })
 
 // subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.

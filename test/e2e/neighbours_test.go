@@ -1,0 +1,162 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
+// Neighbours that kube-controller-manager's own controllers bring into play: a ResourceQuota
+// (the ReplicaSet controller's FailedCreate) and a node drain (the Eviction API). The
+// operator is the one the spec calling these runs.
+
+// expectQuotaBlockedRename renames a Foo in a namespace whose ResourceQuota cannot hold both
+// Deployments: the Foo reports the quota's refusal as Degraded (ReplicaFailure) with the
+// Deployment's message, the serving Deployment is kept, and renaming back, one of the ways
+// out docs/api.md gives, makes the Foo Ready again.
+func expectQuotaBlockedRename() {
+	ns := newTestNamespace("foo-quota-")
+	Expect(k8s.Create(context.Background(), &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}},
+	})).To(Succeed())
+	foo := sampleFoo(ns)
+	foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "quota", "web-a", ptr.To[int32](2)
+	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
+	expectFooReady(foo)
+
+	By("renaming it: the new Deployment gets one pod of two under the quota")
+	patchFooSpec(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-b" })
+	Eventually(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		c := meta.FindStatusCondition(got.Status.Conditions, samplev1alpha1.DegradedCondition)
+		g.Expect(c).To(HaveField("Reason", samplev1alpha1.ReplicaFailureReason))
+		g.Expect(c.Message).To(SatisfyAll(HavePrefix("Deployment web-b cannot create pods (FailedCreate): "), ContainSubstring("exceeded quota: pods")))
+		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+	}).Should(Succeed())
+	a, err := availableReplicas(ns, "web-a")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(a).To(Equal(int32(2)), "the serving Deployment is kept")
+
+	By("renaming it back: the Deployment that could not complete is deleted")
+	patchFooSpec(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-a" })
+	Eventually(func(g Gomega) {
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web-b"}, &appsv1.Deployment{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "web-b is still there")
+	}).Should(Succeed())
+	expectFooReady(foo)
+}
+
+// expectDrainWithinAvailability drains the node as `kubectl drain` does (cordon, then the
+// Eviction API) while it runs one pod of a 4-replica Foo whose operator's last change is
+// older than the Deployment's progress deadline: the replacement cannot be scheduled, the
+// Deployment stays Available (maxUnavailable 25 %), and so the Foo stays Ready, with no
+// Warning event; it runs 4 again once the node is uncordoned.
+func expectDrainWithinAvailability() {
+	ns := newTestNamespace("foo-drain-")
+	foo := sampleFoo(ns)
+	foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "drained", "web", ptr.To[int32](4)
+	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
+	expectFooReady(foo)
+	// The progress deadline, a field the operator leaves to others, set to 5 s so that the
+	// operator's last change is older than it within the spec (600 s unless set).
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	Expect(k8s.Patch(context.Background(), d, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"progressDeadlineSeconds":5}}`)), client.FieldOwner("e2e"))).To(Succeed())
+	time.Sleep(6 * time.Second)
+
+	By("cordoning every node and evicting one pod through the Eviction API")
+	nodes := &corev1.NodeList{}
+	Expect(k8s.List(context.Background(), nodes)).To(Succeed())
+	for i := range nodes.Items {
+		setUnschedulable(&nodes.Items[i], true)
+		DeferCleanup(setUnschedulable, &nodes.Items[i], false)
+	}
+	pods := runningPods(Default, ns, foo.Name)
+	Expect(pods).To(HaveLen(4))
+	Expect(k8s.SubResource("eviction").Create(context.Background(), &pods[0], &policyv1.Eviction{})).To(Succeed())
+
+	Eventually(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(got.Status.AvailableReplicas).To(Equal(int32(3)))
+	}).Should(Succeed())
+	Consistently(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		g.Expect(got.Status.AvailableReplicas).To(Equal(int32(3)), "the replacement stays unscheduled")
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", got.Status.Conditions)
+		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.DegradedCondition)).To(BeTrue())
+	}).WithTimeout(15 * time.Second).WithPolling(time.Second).Should(Succeed())
+	events := &eventsv1.EventList{}
+	Expect(k8s.List(context.Background(), events, client.InNamespace(ns))).To(Succeed())
+	for _, e := range events.Items {
+		Expect(e.Type).NotTo(Equal(corev1.EventTypeWarning), "%s %s: %s", e.Regarding.Name, e.Reason, e.Note)
+	}
+
+	By("uncordoning: the replacement runs")
+	for i := range nodes.Items {
+		setUnschedulable(&nodes.Items[i], false)
+	}
+	expectFooReady(foo)
+}
+
+// newTestNamespace creates a namespace named from prefix.
+func newTestNamespace(prefix string) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}
+
+// patchFooSpec changes a Foo with a merge patch.
+func patchFooSpec(foo *samplev1alpha1.Foo, mutate func(*samplev1alpha1.Foo)) {
+	GinkgoHelper()
+	latest := &samplev1alpha1.Foo{}
+	Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), latest)).To(Succeed())
+	patch := client.MergeFrom(latest.DeepCopy())
+	mutate(latest)
+	Expect(k8s.Patch(context.Background(), latest, patch)).To(Succeed())
+	mutate(foo)
+}
+
+// setUnschedulable cordons or uncordons a node, as kubectl cordon and uncordon do.
+func setUnschedulable(node *corev1.Node, unschedulable bool) {
+	GinkgoHelper()
+	patch := client.MergeFrom(node.DeepCopy())
+	node.Spec.Unschedulable = unschedulable
+	Expect(k8s.Patch(context.Background(), node, patch)).To(Succeed())
+}
