@@ -161,11 +161,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
-	d, err := r.reconcileDeployments(ctx, foo)
-	if d == nil && err != nil {
-		d = r.servingDeployment(ctx, foo)
-	}
-	obs := newObservation(d, err)
+	obs := newObservation(r.reconcileDeployments(ctx, foo))
 	if obs.reason != samplev1alpha1.DeploymentConflictReason {
 		r.memory.with(foo, func(m *fooMemory) { m.conflictSince = time.Time{} })
 	}
@@ -186,14 +182,15 @@ func soonest(a, b time.Duration) time.Duration {
 
 // reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and
 // then deletes the Deployments the Foo controls under other names (left by a rename). It
-// returns the Foo's current Deployment, if it controls one, and a *passError (foo_errors.go)
+// returns the Deployment the status describes: the Foo's current Deployment, or, when it has
+// none, the one it still serves with (servingDeployment); and a *passError (foo_errors.go)
 // when it could not.
 func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
-	if err := validateFoo(foo, r.DefaultImage); err != nil {
-		return nil, newPassError(invalidSpec, err)
-	}
 	d, err := r.reconcileDeployment(ctx, foo)
-	if err != nil {
+	switch {
+	case d == nil && err != nil:
+		return r.servingDeployment(ctx, foo), err
+	case err != nil:
 		return d, err
 	}
 	if err := r.deleteStaleDeployments(ctx, foo, d); err != nil {
@@ -272,10 +269,14 @@ func (r *FooReconciler) ownedDeployments(ctx context.Context, foo *samplev1alpha
 	return owned, nil
 }
 
-// reconcileDeployment creates the Deployment named in spec.deploymentName, or corrects it
-// when it drifted from the Foo. A Deployment of that name that the Foo does not control is
-// never modified, unless it is adoptable: the result is a DeploymentConflict.
+// reconcileDeployment checks the spec, then creates the Deployment named in
+// spec.deploymentName, or corrects it when it drifted from the Foo. A Deployment of that
+// name that the Foo does not control is never modified, unless it is adoptable: the result
+// is a DeploymentConflict.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
+	if err := validateFoo(foo, r.DefaultImage); err != nil {
+		return nil, newPassError(invalidSpec, err)
+	}
 	desired := deploymentFor(foo, r.DefaultImage)
 	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
 	switch {
@@ -546,10 +547,7 @@ func (r *FooReconciler) releaseRepair(ctx context.Context, d *appsv1.Deployment)
 	if len(kept) == len(d.ManagedFields) {
 		return d, nil
 	}
-	patch, err := json.Marshal([]jsonPatchOp{
-		{Op: "replace", Path: "/metadata/resourceVersion", Value: d.ResourceVersion},
-		{Op: "replace", Path: "/metadata/managedFields", Value: kept},
-	})
+	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(d), {Op: "replace", Path: "/metadata/managedFields", Value: kept}})
 	if err != nil {
 		return d, err
 	}

@@ -219,8 +219,14 @@ func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfi
 	if ops == nil {
 		return nil, nil, nil
 	}
-	patch, err = json.Marshal(append(ops, jsonPatchOp{Op: "replace", Path: "/metadata/resourceVersion", Value: live.ResourceVersion}))
+	patch, err = json.Marshal(append(ops, onlyIfUnchanged(live)))
 	return patch, removed, err
+}
+
+// onlyIfUnchanged is the JSON patch operation that makes the API server refuse a patch with
+// Conflict when the object is no longer at d's resourceVersion.
+func onlyIfUnchanged(d *appsv1.Deployment) jsonPatchOp {
+	return jsonPatchOp{Op: "replace", Path: "/metadata/resourceVersion", Value: d.ResourceVersion}
 }
 
 // jsonPatchOp is one operation of a JSON patch (RFC 6902).
