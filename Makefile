@@ -413,7 +413,7 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 80 minutes on a cold 2-core machine at ecf238b).
+tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/ci-times.md).
 
 .PHONY: cluster-tools
 cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).
