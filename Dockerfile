@@ -1,24 +1,11 @@
-# Build the manager binary.
-FROM docker.io/library/golang:1.26 AS builder
-ARG TARGETOS
-ARG TARGETARCH
-
-WORKDIR /workspace
-# Dependencies first, so that source changes do not invalidate the module cache layer.
-COPY go.mod go.sum ./
-RUN go mod download
-
-COPY main.go main.go
-COPY api/ api/
-COPY controllers/ controllers/
-
-# A static binary: no cgo, for the distroless static base.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -ldflags="-s -w" -o manager .
-
-# distroless/static:nonroot has no shell and runs as uid 65532.
+# The operator image: the manager on distroless/static, which has no shell and runs as uid
+# 65532. `make docker-build` builds the manager on the host first (statically linked, for
+# linux/$TARGETARCH, with the Go toolchain and module cache the rest of the project uses), so
+# the image build itself needs no network and no builder image.
 FROM gcr.io/distroless/static:nonroot
+ARG TARGETARCH
 WORKDIR /
-COPY --from=builder /workspace/manager .
+COPY bin/linux_${TARGETARCH}/manager .
 USER 65532:65532
 
 ENTRYPOINT ["/manager"]

@@ -4,8 +4,12 @@
 
 # VERSION is the operator version (semver, no leading v).
 VERSION ?= 0.1.0
-# IMAGE_TAG_BASE is the image repository the operator image is pushed to.
-IMAGE_TAG_BASE ?= quay.io/example/foo-operator
+# PUBLISHED_IMAGE_TAG_BASE is where this project publishes its images (a placeholder until it
+# has a registry): the committed bundle/ and catalog/ name images there.
+PUBLISHED_IMAGE_TAG_BASE := quay.io/example/foo-operator
+# IMAGE_TAG_BASE is the image repository the operator image is pushed to; the bundle, catalog
+# and scorecard-tests images are beside it (make release IMAGE_TAG_BASE=<registry>/<org>/foo-operator).
+IMAGE_TAG_BASE ?= $(PUBLISHED_IMAGE_TAG_BASE)
 # IMG is the operator image.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 
@@ -26,6 +30,16 @@ CATALOG_TEMPLATE := config/catalog/template.yaml
 # BUNDLE_IMG and CATALOG_IMG are the bundle and catalog images.
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+# SCORECARD_IMG is the image of the custom scorecard tests (test/scorecard), which make bundle
+# names in bundle/tests/scorecard/config.yaml.
+SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard-tests:v$(VERSION)
+# BUNDLE_REF is how the catalog template names this version's bundle: BUNDLE_IMG, or its
+# digest when make release pins images.
+BUNDLE_REF ?= $(BUNDLE_IMG)
+# GOARCH is the architecture of the images make builds (the host's by default); their
+# binaries are built on the host into bin/linux_$(GOARCH), which the Dockerfiles copy.
+GOARCH ?= $(shell go env GOARCH)
+IMAGE_BIN := bin/linux_$(GOARCH)
 # CREATED_AT is the CSV's createdAt: the release date of VERSION, fixed so that
 # `make bundle` is reproducible.
 CREATED_AT ?= 2026-11-22T00:00:00Z
@@ -126,14 +140,32 @@ run: manifests generate fmt vet ## Run the operator on this machine against the 
 	go run .
 
 .PHONY: docker-build
-docker-build: ## Build the operator image (needs a container engine).
+docker-build: ## Build the operator image IMG: the manager built here for linux/GOARCH, on distroless (needs a container engine).
 	$(need-container-tool)
-	$(CONTAINER_TOOL) build -t $(IMG) .
+	$(call go-build-image-binary,manager,.)
+	$(CONTAINER_TOOL) build --build-arg TARGETARCH=$(GOARCH) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the operator image (needs a container engine).
 	$(need-container-tool)
 	$(CONTAINER_TOOL) push $(IMG)
+
+.PHONY: scorecard-image-build
+scorecard-image-build: ## Build the custom scorecard tests' image SCORECARD_IMG (test/scorecard; needs a container engine).
+	$(need-container-tool)
+	$(call go-build-image-binary,foo-scorecard-tests,./test/scorecard)
+	$(CONTAINER_TOOL) build --build-arg TARGETARCH=$(GOARCH) -f scorecard.Dockerfile -t $(SCORECARD_IMG) .
+
+.PHONY: scorecard-image-push
+scorecard-image-push: ## Push the custom scorecard tests' image SCORECARD_IMG (needs a container engine).
+	$(need-container-tool)
+	$(CONTAINER_TOOL) push $(SCORECARD_IMG)
+
+# go-build-image-binary builds package $(2) as $(IMAGE_BIN)/$(1): statically linked, for
+# the images' linux/GOARCH.
+define go-build-image-binary
+CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) go build -trimpath -ldflags="-s -w" -o $(IMAGE_BIN)/$(1) $(2)
+endef
 
 ##@ OLM bundle and catalog
 
@@ -141,6 +173,7 @@ docker-push: ## Push the operator image (needs a container engine).
 bundle: manifests kustomize operator-sdk ## Generate bundle/ and bundle.Dockerfile with operator-sdk from config/manifests, then validate them.
 	$(OPERATOR_SDK) generate kustomize manifests -q
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/scorecard && $(KUSTOMIZE) edit set image foo-scorecard-tests=$(SCORECARD_IMG)
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
 	@# operator-sdk stamps createdAt with the time of generation: pin it to the release date.
 	sed -i 's/^    createdAt: .*/    createdAt: "$(CREATED_AT)"/' bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
@@ -157,14 +190,41 @@ bundle-validate: operator-sdk ## Validate bundle/ with `operator-sdk bundle vali
 		--optional-values=k8s-version=$(KUBERNETES_MINOR_VERSION) 2>&1) || { echo "$$out"; exit 1; }; \
 	echo "$$out"; if echo "$$out" | grep -qi 'level=warn'; then echo "bundle validate reported warnings"; exit 1; fi
 
+# make scorecard runs the scorecard's tests in SCORECARD_NAMESPACE, which it makes enforce Pod
+# Security restricted, as the service account of config/scorecard/rbac. The custom tests (suite
+# foo) need the operator installed and watching that namespace (operator-sdk run bundle ...
+# --install-mode SingleNamespace=<it>, or a Subscription). SCORECARD_UNTAR_IMAGE and
+# SCORECARD_STORAGE_IMAGE are the images of scorecard's own init container and storage
+# sidecar: operator-sdk's defaults, by digest; a disconnected cluster names its mirror's.
+# SCORECARD_FLAGS adds flags, e.g. --selector=suite=foo or --output=json.
+SCORECARD_BUNDLE ?= bundle
+SCORECARD_NAMESPACE ?= foo-operator-scorecard
+SCORECARD_SERVICE_ACCOUNT := foo-operator-scorecard
+SCORECARD_UNTAR_IMAGE ?= quay.io/operator-framework/scorecard-untar@sha256:2e728c5e67a7f4dec0df157a322dd5671212e8ae60f69137463bd4fdfbff8747
+SCORECARD_STORAGE_IMAGE ?= quay.io/operator-framework/scorecard-storage@sha256:a3bfda71281393c7794cabdd39c563fb050d3020fd0b642ea164646bdd39a0e2
+SCORECARD_FLAGS ?=
 .PHONY: scorecard
-scorecard: operator-sdk ## Run `operator-sdk scorecard` against bundle/ on the cluster in KUBECONFIG (its test pods must run: a real cluster).
-	$(OPERATOR_SDK) scorecard bundle --wait-time 120s
+scorecard: operator-sdk kustomize kubectl ## Run `operator-sdk scorecard` on SCORECARD_BUNDLE in SCORECARD_NAMESPACE (Pod Security restricted) of the cluster in KUBECONFIG.
+	$(KUBECTL) create namespace $(SCORECARD_NAMESPACE) --dry-run=client -o yaml | $(KUBECTL) apply -f - >&2
+	$(KUBECTL) label --overwrite namespace $(SCORECARD_NAMESPACE) pod-security.kubernetes.io/enforce=restricted >&2
+	$(KUSTOMIZE) build config/scorecard/rbac | $(KUBECTL) apply -n $(SCORECARD_NAMESPACE) -f - >&2
+	$(OPERATOR_SDK) scorecard $(SCORECARD_BUNDLE) --namespace $(SCORECARD_NAMESPACE) --pod-security=restricted \
+		--service-account $(SCORECARD_SERVICE_ACCOUNT) --untar-image $(SCORECARD_UNTAR_IMAGE) \
+		--storage-image $(SCORECARD_STORAGE_IMAGE) --wait-time 300s $(SCORECARD_FLAGS)
 
 .PHONY: scorecard-offline
-scorecard-offline: scorecard-test ## Run the scorecard's tests on bundle/ without a cluster (scorecard-test itself, as its pod would run it), and hack/scorecard's own tests.
+scorecard-offline: scorecard-test ## Run the scorecard's built-in tests on bundle/ without a cluster (scorecard-test itself, as its pod would run it), and hack/scorecard's own tests.
 	SCORECARD_TEST=$(SCORECARD_TEST) go test ./hack/scorecard
-	go run ./hack/scorecard --scorecard-test=$(SCORECARD_TEST) bundle
+	go run ./hack/scorecard --scorecard-test=$(SCORECARD_TEST) --selector='suite in (basic,olm)' bundle
+
+# RELEASE_DIR is where make release stages its copy of the tree and writes the released
+# bundle/ and catalog/ (the committed ones stay this project's).
+RELEASE_DIR ?= $(LOCALBIN)/release/$(VERSION)
+.PHONY: release
+release: kustomize operator-sdk opm crane ## Release VERSION to IMAGE_TAG_BASE's registry: operator, scorecard-tests, bundle and catalog images, pushed in that order (USE_IMAGE_DIGESTS=true pins them); see docs/olm.md.
+	@IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) PUBLISHED_IMAGE_TAG_BASE=$(PUBLISHED_IMAGE_TAG_BASE) VERSION=$(VERSION) \
+		USE_IMAGE_DIGESTS=$(USE_IMAGE_DIGESTS) CONTAINER_TOOL="$(CONTAINER_TOOL)" RELEASE_DIR=$(RELEASE_DIR) \
+		LOCALBIN=$(LOCALBIN) CRANE=$(CRANE) PACKAGE=$(PACKAGE) CATALOG_TEMPLATE=$(CATALOG_TEMPLATE) hack/release.sh
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image BUNDLE_IMG (needs a container engine).
@@ -189,10 +249,21 @@ community: ## Lay out bundle/ as the OperatorHub community repositories expect, 
 	cp config/community/ci.yaml $(COMMUNITY_DIR)/operators/$(PACKAGE)/ci.yaml
 
 .PHONY: catalog
-catalog: opm node-packages registry ## Render the catalog template config/catalog/template.yaml (bundle/ as BUNDLE_IMG) into catalog/foo-operator/ with opm, bundles by image as olm.csv.metadata, then validate it.
-	@grep -q "image: $(BUNDLE_IMG)$$" $(CATALOG_TEMPLATE) || { echo "Add $(BUNDLE_IMG) and its entries in the channels (replaces:, skipRange:) to $(CATALOG_TEMPLATE)"; exit 1; }
+# CATALOG_SOURCE is where make catalog reads the template's bundles from: local (this
+# version's bundle built from bundle/ and served on loopback by hack/catalog.sh, before any
+# push; other versions pulled as the template names them) or registry (each pulled as the
+# template names it, with this machine's registry credentials and CAs, as make release does
+# after pushing the bundle).
+CATALOG_SOURCE ?= local
+catalog: opm $(if $(filter local,$(CATALOG_SOURCE)),node-packages registry) ## Render the catalog template config/catalog/template.yaml into catalog/foo-operator/ with opm, bundles by image as olm.csv.metadata, then validate it.
+	@grep -q "image: $(BUNDLE_REF)$$" $(CATALOG_TEMPLATE) || { echo "Add $(BUNDLE_REF) and its entries in the channels (replaces:, skipRange:) to $(CATALOG_TEMPLATE)"; exit 1; }
 	$(OPM) init $(PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --description=docs/olm/package-description.md --icon=docs/olm/icon.svg --output=yaml > $(CATALOG_DIR)/package.yaml
+ifeq ($(CATALOG_SOURCE),local)
 	hack/catalog.sh $(CATALOG_TEMPLATE) $(CATALOG_DIR)/$(PACKAGE).yaml $(BUNDLE_IMG)=.
+else
+	$(OPM) alpha render-template basic $(CATALOG_TEMPLATE) --migrate-level=bundle-object-to-csv-metadata --output=yaml > $(CATALOG_DIR)/$(PACKAGE).yaml.new
+	mv $(CATALOG_DIR)/$(PACKAGE).yaml.new $(CATALOG_DIR)/$(PACKAGE).yaml
+endif
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile catalog -b $(OPM_IMAGE) -i $(OPM_IMAGE)
 	$(MAKE) catalog-validate
@@ -287,6 +358,7 @@ uninstall: manifests kustomize kubectl ## Remove the CRD (and with it every Foo)
 .PHONY: deploy
 deploy: manifests kustomize kubectl ## Deploy the operator (image IMG) to the cluster in KUBECONFIG.
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/scorecard && $(KUSTOMIZE) edit set image foo-scorecard-tests=$(SCORECARD_IMG)
 	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
@@ -323,6 +395,7 @@ KUBECTL ?= $(LOCALBIN)/kubectl
 OPM ?= $(LOCALBIN)/opm
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
+CRANE ?= $(LOCALBIN)/crane
 KWOK ?= $(LOCALBIN)/kwok
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 OLM_OPERATOR ?= $(LOCALBIN)/olm
@@ -400,6 +473,11 @@ scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program, statica
 $(SCORECARD_TEST): export CGO_ENABLED = 0
 $(SCORECARD_TEST): $(call tool-module,operator-sdk)
 	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/images/scorecard-test,$(SDK_FLAGS))
+
+.PHONY: crane
+crane: $(CRANE) ## Build crane (go-containerregistry), which make release reads digests with, as operator-sdk's --use-image-digests resolves them.
+$(CRANE): $(call tool-module,operator-sdk)
+	$(call go-build-tool,$@,operator-sdk,github.com/google/go-containerregistry/cmd/crane)
 
 .PHONY: codegen-tools
 codegen-tools: $(CODEGEN_TOOLS) ## Build k8s.io/code-generator's generators.
@@ -484,5 +562,5 @@ $(OLM_OPERATOR): $(call tool-module,olm)
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.
 define need-container-tool
-@command -v $(CONTAINER_TOOL) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL to docker or podman)"; exit 1; }
+@command -v $(firstword $(CONTAINER_TOOL)) >/dev/null || { echo "$@ needs $(CONTAINER_TOOL), which is not installed (set CONTAINER_TOOL to docker or podman)"; exit 1; }
 endef

@@ -10,6 +10,7 @@
 #   hack/images.sh base                         # the stand-ins for public images (below)
 #   hack/images.sh build REF DOCKERFILE CONTEXT # a project image (operator, bundle, catalog)
 #   hack/images.sh operator REF                 # the operator image, as ./Dockerfile builds it
+#   hack/images.sh podman ARGS...               # podman on this storage (a CONTAINER_TOOL for make)
 #
 # REGISTRY (host:port, from hack/real-node.sh) is where images are pushed; the repository
 # is the reference's path without its registry host (quay.io/example/foo is example/foo).
@@ -31,6 +32,9 @@
 #                                         their own Dockerfiles, on the distroless stand-in
 #   quay.io/operator-framework/scorecard-test:v1.42.2
 #                                         scorecard-test at operator-sdk's version
+#   quay.io/operator-framework/scorecard-untar:v1.42.2 and scorecard-storage:v1.42.2
+#                                         operator-sdk's Dockerfiles on the stand-ins above
+#                                         (upstream, make scorecard's defaults pin them by digest)
 #   registry.k8s.io/coredns/coredns:v1.13.1 CoreDNS built from its module
 #   registry.access.redhat.com/ubi9/ubi:9.7 the busybox above (operator-sdk run bundle's
 #                                         decompression image: sh, cat, gzip)
@@ -125,7 +129,7 @@ base() {
 	printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$ctx/distroless/rootfs/etc/passwd"
 	printf 'root:x:0:\nnonroot:x:65532:\n' >"$ctx/distroless/rootfs/etc/group"
 	cp /etc/ssl/certs/ca-certificates.crt "$ctx/distroless/rootfs/etc/ssl/certs/"
-	printf 'FROM scratch\nCOPY rootfs/ /\n' >"$ctx/distroless/Dockerfile"
+	printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n' >"$ctx/distroless/Dockerfile"
 	build gcr.io/distroless/static:nonroot "$ctx/distroless/Dockerfile" "$ctx/distroless"
 
 	local tag
@@ -199,6 +203,14 @@ EOF
 	cp "$bin/scorecard-test" "$ctx/scorecard/"
 	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY scorecard-test /usr/local/bin/\nUSER 1001\nENTRYPOINT ["/usr/local/bin/scorecard-test"]\n' >"$ctx/scorecard/Dockerfile"
 	build quay.io/operator-framework/scorecard-test:v1.42.2 "$ctx/scorecard/Dockerfile" "$ctx/scorecard"
+	# The scorecard pod's init container and storage sidecar (make scorecard's
+	# SCORECARD_UNTAR_IMAGE, SCORECARD_STORAGE_IMAGE), from operator-sdk's own Dockerfiles: uid
+	# 1001, as Pod Security restricted needs. The storage one's busybox is our 1.35.0.
+	local sdk
+	sdk=$(cd "$root/hack/tools/operator-sdk" && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-sdk)
+	build quay.io/operator-framework/scorecard-untar:v1.42.2 "$sdk/images/scorecard-untar/Dockerfile" "$ctx/scorecard"
+	sed 's|^FROM docker.io/busybox:1.36|FROM docker.io/library/busybox:1.35.0|' "$sdk/images/scorecard-storage/Dockerfile" >"$ctx/scorecard/storage.Dockerfile"
+	build quay.io/operator-framework/scorecard-storage:v1.42.2 "$ctx/scorecard/storage.Dockerfile" "$ctx/scorecard"
 
 	stage "$ctx/coredns"
 	cp "$bin/coredns" "$ctx/coredns/"
@@ -206,22 +218,18 @@ EOF
 	build registry.k8s.io/coredns/coredns:v1.13.1 "$ctx/coredns/Dockerfile" "$ctx/coredns"
 }
 
-# operator REF: the operator image. Its Dockerfile's build stage needs docker.io's golang
-# image and the internet; here the manager is built on the host with that stage's command,
-# and the Dockerfile's final stage, taken from the Dockerfile itself, copies it in.
+# operator REF: the operator image, as make docker-build builds it.
 operator() {
-	local ctx=$state/ctx/operator
-	stage "$ctx"
-	(cd "$root" && CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w" -o "$ctx/manager" .)
-	sed -n '/^FROM gcr.io\/distroless/,$p' "$root/Dockerfile" |
-		sed 's|^COPY --from=builder /workspace/manager .|COPY manager .|' >"$ctx/Dockerfile"
-	grep -q '^COPY manager \.$' "$ctx/Dockerfile" || { echo "Dockerfile's final stage no longer copies /workspace/manager" >&2; exit 1; }
-	build "$1" "$ctx/Dockerfile" "$ctx"
+	(cd "$root" && make --no-print-directory docker-build IMG="$1" CONTAINER_TOOL="$0 podman" >/dev/null)
+	if [ -n "${REGISTRY:-}" ]; then
+		podman push --quiet --tls-verify=false "$1" "docker://$REGISTRY/${1#*/}"
+	fi
 }
 
 case "${1:-}" in
 base) base ;;
 build) build "$2" "$3" "$4" ;;
 operator) operator "$2" ;;
-*) echo "usage: $0 base | build REF DOCKERFILE CONTEXT | operator REF" >&2; exit 2 ;;
+podman) shift && podman "$@" ;;
+*) echo "usage: $0 base | build REF DOCKERFILE CONTEXT | operator REF | podman ARGS..." >&2; exit 2 ;;
 esac

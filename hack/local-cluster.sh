@@ -199,7 +199,8 @@ olm_in_cluster() {
 # - the mirror of a disconnected cluster: catalogd and operator-controller pull catalogs and
 #   bundles themselves (containers/image), not through the node's containerd, so each gets
 #   a registries.conf (/etc/containers) that sends every public registry to the local one,
-#   and the local registry's CA beside the CA in its --pull-cas-dir.
+#   and the local registry's CA (with those of registries the node trusts) beside the CA in
+#   its --pull-cas-dir.
 # OLMV1_FEATURE_GATES, when set, is operator-controller's --feature-gates (for example
 # SingleOwnNamespaceInstallSupport=true); olmv1-up again applies a change.
 olmv1_up() {
@@ -223,8 +224,10 @@ olmv1_up() {
 	"${kubectl[@]}" create namespace "$ns" --dry-run=client -o yaml | "${kubectl[@]}" apply --server-side -f - >/dev/null
 	olmv1_secret "$work" "$ns" "catalogd-service-cert-$version" catalogd-service-cert
 	olmv1_secret "$work" "$ns" olmv1-cert olmv1-cert
+	# The mirror's CA, and those of the registries the node was told to trust (real-node.sh trust).
+	cat "$KWOK_WORKDIR/node/pki/registry-ca.crt" "$KWOK_WORKDIR/node/pki/trusted-cas.crt" 2>/dev/null >"$work/registry-cas.crt" || true
 	"${kubectl[@]}" -n "$ns" create configmap olmv1-mirror --from-file=registries.conf="$work/registries.conf" \
-		--from-file=registry-ca.crt="$KWOK_WORKDIR/node/pki/registry-ca.crt" --dry-run=client -o yaml |
+		--from-file=registry-ca.crt="$work/registry-cas.crt" --dry-run=client -o yaml |
 		"${kubectl[@]}" apply --server-side -f - >/dev/null
 
 	# The release manifest without cert-manager's objects, and the changes above as patches.

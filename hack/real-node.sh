@@ -12,6 +12,9 @@
 #   hack/real-node.sh down    # everything up made: processes, containers, mounts, cgroups,
 #                             # iptables chains, the bridge, the state directory
 #   hack/real-node.sh leftovers # what of that is still there (exit 1 if anything)
+#   hack/real-node.sh trust HOST:PORT CA # pull from the registry HOST:PORT directly (not through
+#                             # the mirror), trusting CA, as a cluster admin sets up a
+#                             # private registry; OLM v1 (olmv1-up after this) trusts CA too
 #
 # The host is left as it was. containerd, the kubelet and kube-proxy run in a mount
 # namespace of their own (the "node"): the kernel settings the kubelet and kube-proxy write
@@ -447,10 +450,23 @@ leftovers() {
 	[ ${#found[@]} -eq 0 ] || { printf '%s\n' "${found[@]}"; return 1; }
 }
 
+# trust HOST:PORT CA: containerd pulls images named HOST:PORT/... from HOST:PORT itself,
+# verifying its certificate with CA; the CA goes into $node/pki/trusted-cas.crt, which
+# olmv1-up gives catalogd and operator-controller.
+trust() {
+	[ -d "$node" ] || fail "no real node in $dir: hack/real-node.sh up first"
+	mkdir -p "$node/certs.d/$1"
+	cp "$2" "$node/certs.d/$1/ca.crt"
+	printf 'server = "https://%s"\n\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n  ca = "%s"\n' \
+		"$1" "$1" "$node/certs.d/$1/ca.crt" >"$node/certs.d/$1/hosts.toml"
+	cat "$2" >>"$node/pki/trusted-cas.crt"
+}
+
 case "${1:-}" in
 check) check ;;
+trust) trust "$2" "$3" ;;
 up) up ;;
 down) down ;;
 leftovers) leftovers ;;
-*) echo "usage: $0 check|up|down|leftovers" >&2; exit 2 ;;
+*) echo "usage: $0 check|up|down|leftovers|trust HOST:PORT CA" >&2; exit 2 ;;
 esac

@@ -36,18 +36,25 @@ import (
 	"path/filepath"
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 )
 
 func main() {
 	output := flag.String("output", "text", "text or json, as operator-sdk scorecard prints them")
 	program := flag.String("scorecard-test", "bin/scorecard-test", "the scorecard-test program, statically linked")
+	selector := flag.String("selector", "", "the tests to run, by their labels, as operator-sdk scorecard's --selector")
 	flag.Parse()
 	dir := "bundle"
 	if flag.NArg() > 0 {
 		dir = flag.Arg(0)
 	}
-	list, err := run(*program, dir)
+	selected, err := labels.Parse(*selector)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error: --selector:", err)
+		os.Exit(1)
+	}
+	list, err := run(*program, dir, selected)
 	if err == nil {
 		err = printList(list, *output)
 	}
@@ -60,9 +67,9 @@ func main() {
 	}
 }
 
-// run runs every test of the bundle's scorecard configuration and returns their results
-// as operator-sdk scorecard collects them.
-func run(program, dir string) (scapiv1alpha3.TestList, error) {
+// run runs each test of the bundle's scorecard configuration whose labels selected matches,
+// and returns their results as operator-sdk scorecard collects them.
+func run(program, dir string, selected labels.Selector) (scapiv1alpha3.TestList, error) {
 	list := scapiv1alpha3.NewTestList()
 	cfg, err := configuration(filepath.Join(dir, "tests", "scorecard", "config.yaml"))
 	if err != nil {
@@ -75,6 +82,9 @@ func run(program, dir string) (scapiv1alpha3.TestList, error) {
 	defer os.RemoveAll(root)
 	for _, stage := range cfg.Stages {
 		for _, spec := range stage.Tests {
+			if !selected.Matches(labels.Set(spec.Labels)) {
+				continue
+			}
 			test := scapiv1alpha3.NewTest()
 			test.Spec = spec
 			test.Status, err = runTest(root, spec)

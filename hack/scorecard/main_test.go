@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 )
 
@@ -45,9 +46,12 @@ const (
 	csvFile   = "manifests/foo-operator.clusterserviceversion.yaml"
 )
 
+// builtIn selects the scorecard-test image's suites: the tests that run without a cluster.
+var builtIn, _ = labels.Parse("suite in (basic,olm)")
+
 // states are the results of a run by test name.
 func states(g Gomega, dir string) map[string]scapiv1alpha3.State {
-	list, err := run(program, dir)
+	list, err := run(program, dir, builtIn)
 	g.Expect(err).NotTo(HaveOccurred())
 	out := map[string]scapiv1alpha3.State{}
 	for _, t := range list.Items {
@@ -64,9 +68,15 @@ func TestCommittedBundlePassesEveryTest(t *testing.T) {
 	for name, state := range got {
 		g.Expect(state).To(Equal(scapiv1alpha3.PassState), name)
 	}
-	list, err := run(program, committed)
+	list, err := run(program, committed, builtIn)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(verdict(list)).To(Succeed())
+}
+
+func TestTheCustomSuiteNeedsACluster(t *testing.T) {
+	g := NewWithT(t)
+	_, err := run(program, committed, labels.Everything())
+	g.Expect(err).To(MatchError(ContainSubstring("only the scorecard-test image's tests run without a cluster")))
 }
 
 // TestEachTestFailsItsBrokenBundle breaks the committed bundle in one way per built-in test
@@ -106,7 +116,7 @@ func TestEachTestFailsItsBrokenBundle(t *testing.T) {
 
 			got := states(g, dir)
 			g.Expect(got).To(HaveKeyWithValue(tt.test, scapiv1alpha3.FailState))
-			list, err := run(program, dir)
+			list, err := run(program, dir, builtIn)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(verdict(list)).NotTo(Succeed())
 		})

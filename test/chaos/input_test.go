@@ -216,7 +216,8 @@ func inputSpecs() {
 }
 
 // answer is the API server's answer as the report shows it: a run of more than 16 of one
-// character shortened to 16 and a count, and '|' escaped for the table.
+// character shortened to 16 and a count, escaped for a Markdown table cell (a regular
+// expression's [a-z0-9](...) would read as a link).
 func answer(err error) string {
 	var b strings.Builder
 	runes := []rune(err.Error())
@@ -232,7 +233,7 @@ func answer(err error) string {
 		}
 		i = j
 	}
-	return strings.ReplaceAll(b.String(), "|", `\|`)
+	return strings.NewReplacer("|", `\|`, "[", `\[`, "]", `\]`, "<", `\<`).Replace(b.String())
 }
 
 // foreignDeployment is a Deployment some other tenant owns.

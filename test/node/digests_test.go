@@ -19,10 +19,7 @@ limitations under the License.
 package node
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,40 +34,31 @@ import (
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
-// bundlePinned is the bundle image of v0.1.0 as a release pinned by digest ships it.
-const bundlePinned = "quay.io/example/foo-operator-bundle:v0.1.0-digests"
-
-// A release bundle, every image pinned by digest, installed on the real node, which has no
-// internet and pulls every image from its mirror (the cluster's registry), as a
-// disconnected cluster does. The release's images are published in the cluster's registry
-// here, named by its address, since operator-sdk resolves each tag in the registry the image
-// names; a release that publishes them to quay.io and docker.io gets the same digests there.
-var _ = Describe("A release bundle pinned by digest", Ordered, func() {
-	var ns, release, operatorDigest, operandDigest string
+// A release pinned by digest: make release USE_IMAGE_DIGESTS=true to the user's registry,
+// under an org of its own, then installed with operator-sdk run bundle by the bundle's digest.
+// operator-sdk resolves each tag in the registry the image names, so the release's copy of
+// config/manager names the operand in the cluster's registry by its address (a release with
+// internet resolves docker.io's).
+var _ = Describe("A release pinned by digest", Ordered, func() {
+	var ns, dir, bundle string
+	var operator, operand, scorecardTests string
 
 	BeforeAll(func() {
 		ns = newNamespace("digests", false) // not restricted: see operator-sdk run bundle's Describe
-		release = filepath.Join(work, "release")
-		operatorDigest = digestOf(framework.InRegistry(registry, operatorV1))
-		operandDigest = digestOf(framework.InRegistry(registry, controllers.DefaultOperandImage))
+		tree := copyTree("pinned")
+		operand = framework.InRegistry(registry, controllers.DefaultOperandImage)
+		replaceInFile(filepath.Join(tree, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operand)
+		base := users.Host + "/acme/pinned/foo-operator"
+		dir = release(tree, base, "0.1.0", "USE_IMAGE_DIGESTS=true")
+		operator = pinned(base+":v0.1.0", digestOf(base+":v0.1.0"))
+		scorecardTests = pinned(base+"-scorecard-tests:v0.1.0", digestOf(base+"-scorecard-tests:v0.1.0"))
+		bundle = pinned(base+"-bundle:v0.1.0", digestOf(base+"-bundle:v0.1.0"))
+		operand = pinned(operand, digestOf(operand))
 	})
 	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
 
-	It("is what make bundle USE_IMAGE_DIGESTS=true generates: every image by digest, all in relatedImages, disconnected", func() {
-		copyTree(release)
-		managerYAML := filepath.Join(release, "config", "manager", "manager.yaml")
-		raw, err := os.ReadFile(managerYAML)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
-		raw = []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, framework.InRegistry(registry, controllers.DefaultOperandImage)))
-		Expect(os.WriteFile(managerYAML, raw, 0o644)).To(Succeed())
-		_, err = framework.Run(release, nil, []string{"SSL_CERT_FILE=" + cluster.CABundle()},
-			"make", "bundle", "USE_IMAGE_DIGESTS=true", "IMG="+framework.InRegistry(registry, operatorV1))
-		Expect(err).NotTo(HaveOccurred())
-
-		operator := pinned(framework.InRegistry(registry, operatorV1), operatorDigest)
-		operand := pinned(framework.InRegistry(registry, controllers.DefaultOperandImage), operandDigest)
-		csv := releaseCSV(release)
+	It("names every image by digest: the CSV (relatedImages, disconnected), the scorecard tests, the catalog's bundle", func() {
+		csv := releaseCSV(dir)
 		Expect(csv.Annotations).To(HaveKeyWithValue("containerImage", operator))
 		Expect(csv.Annotations).To(HaveKeyWithValue("features.operators.openshift.io/disconnected", "true"))
 		manager := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0]
@@ -82,29 +70,20 @@ var _ = Describe("A release bundle pinned by digest", Ordered, func() {
 		}
 		Expect(related).To(ContainElements(operator, operand))
 		Expect(related).To(HaveEach(ContainSubstring("@sha256:")))
+
+		Expect(readFile(filepath.Join(dir, "bundle", "tests", "scorecard", "config.yaml"))).To(ContainSubstring("image: " + scorecardTests + "\n"))
+		Expect(readFile(filepath.Join(dir, "catalog", suite.Package, suite.Package+".yaml"))).To(ContainSubstring("image: " + bundle + "\n"))
 	})
 
-	It("installs with operator-sdk run bundle, the operator and its operand pulled from the mirror by digest", func() {
-		By("naming the images as the release does, by the public repositories the mirror stands in for")
-		csvPath := filepath.Join(release, "bundle", "manifests", suite.Package+".clusterserviceversion.yaml")
-		raw, err := os.ReadFile(csvPath)
-		Expect(err).NotTo(HaveOccurred())
-		raw = []byte(strings.NewReplacer(
-			repository(framework.InRegistry(registry, operatorV1))+"@", repository(operatorV1)+"@",
-			repository(framework.InRegistry(registry, controllers.DefaultOperandImage))+"@", repository(controllers.DefaultOperandImage)+"@",
-		).Replace(string(raw)))
-		Expect(string(raw)).NotTo(ContainSubstring(registry))
-		Expect(os.WriteFile(csvPath, raw, 0o644)).To(Succeed())
-		Expect(cluster.BuildImage(bundlePinned, filepath.Join(release, "bundle.Dockerfile"), release)).To(Succeed())
-
+	It("installs with operator-sdk run bundle by the bundle's digest, the operator and its operand pulled by digest", func() {
 		began := time.Now()
-		runBundle(ns, bundlePinned)
+		runBundle(ns, bundle)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
-		expectOperatorRunning(ns, pinned(operatorV1, operatorDigest))
+		expectOperatorRunning(ns, operator)
 		AddReportEntry("run bundle (digests)", time.Since(began).Round(time.Second).String())
 
 		foo := createFoo(ns, "pinned", 1)
-		expectDeploymentImage(foo, pinned(controllers.DefaultOperandImage, operandDigest))
+		expectDeploymentImage(foo, operand)
 		expectServing(foo, 1, "nginx-unprivileged 1.28.0-alpine")
 	})
 
@@ -127,35 +106,15 @@ func repository(ref string) string { return ref[:strings.LastIndex(ref, ":")] }
 // pinned is ref's repository at digest.
 func pinned(ref, digest string) string { return repository(ref) + "@" + digest }
 
-// copyTree copies the checkout (tracked and untracked files, as make test-scaffold does,
-// with their times, so make rebuilds nothing) into dir, sharing bin/.
-func copyTree(dir string) {
-	GinkgoHelper()
-	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-	suite.Run(root, nil, "bash", "-c",
-		`git ls-files --cached --others --exclude-standard | tar -cf - -T - | tar -xf - -C "$1"`, "copy", dir)
-	Expect(os.Symlink(filepath.Join(root, "bin"), filepath.Join(dir, "bin"))).To(Succeed())
-}
-
-// digestOf is the digest of the manifest the cluster's registry holds for ref
-// (host:port/path:tag), read from the registry's API.
+// digestOf is the digest of the manifest the registry of ref (host:port/path:tag, the
+// cluster's or the user's) holds for it, read from the registry's API.
 func digestOf(ref string) string {
 	GinkgoHelper()
 	host, rest, _ := strings.Cut(ref, "/")
 	repo, tag, _ := strings.Cut(rest, ":")
-	pem, err := os.ReadFile(cluster.CABundle())
-	Expect(err).NotTo(HaveOccurred())
-	pool := x509.NewCertPool()
-	Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
-	httpClient := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	req, err := http.NewRequest(http.MethodHead, "https://"+host+"/v2/"+repo+"/manifests/"+tag, nil)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Accept", strings.Join([]string{
+	resp := registryRequest(http.MethodHead, "https://"+host+"/v2/"+repo+"/manifests/"+tag, hostCAs,
 		"application/vnd.oci.image.index.v1+json", "application/vnd.oci.image.manifest.v1+json",
-		"application/vnd.docker.distribution.manifest.list.v2+json", "application/vnd.docker.distribution.manifest.v2+json",
-	}, ", "))
-	resp, err := httpClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
+		"application/vnd.docker.distribution.manifest.list.v2+json", "application/vnd.docker.distribution.manifest.v2+json")
 	Expect(resp.Body.Close()).To(Succeed())
 	Expect(resp.StatusCode).To(Equal(http.StatusOK), ref)
 	digest := resp.Header.Get("Docker-Content-Digest")

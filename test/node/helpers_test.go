@@ -47,25 +47,25 @@ import (
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
-// operatorSDK runs bin/operator-sdk against the cluster, trusting the registry's CA, and
+// operatorSDK runs bin/operator-sdk against the cluster, trusting the registries' CAs, and
 // returns its output; it fails the spec if the command fails.
 func operatorSDK(args ...string) string {
 	GinkgoHelper()
-	out, err := framework.Run(root, nil, []string{"KUBECONFIG=" + cluster.Kubeconfig(), "SSL_CERT_FILE=" + cluster.CABundle()},
+	out, err := framework.Run(root, nil, []string{"KUBECONFIG=" + cluster.Kubeconfig(), "SSL_CERT_FILE=" + hostCAs},
 		filepath.Join(root, "bin", "operator-sdk"), args...)
 	Expect(err).NotTo(HaveOccurred())
 	return out
 }
 
-// runBundle installs bundle (an image name the registry mirrors) into ns with operator-sdk
-// run bundle, its registry pod under Pod Security restricted.
-func runBundle(ns, bundle string) {
+// runBundle installs bundle (an image in the user's registry) into ns with operator-sdk run
+// bundle and args, its registry pod under Pod Security restricted.
+func runBundle(ns, bundle string, args ...string) {
 	GinkgoHelper()
-	operatorSDK("run", "bundle", framework.InRegistry(registry, bundle), "--namespace", ns,
+	operatorSDK(append([]string{"run", "bundle", bundle, "--namespace", ns,
 		// The CLI reads the index image's labels itself: its default (quay.io's
 		// opm:latest) is out of reach here, as on a disconnected cluster.
 		"--index-image", framework.InRegistry(registry, "quay.io/example/empty-index:v1.65.0"),
-		"--security-context-config", "restricted", "--timeout", "5m")
+		"--security-context-config", "restricted", "--timeout", "5m"}, args...)...)
 }
 
 // cleanupBundle uninstalls what runBundle installed in ns with operator-sdk cleanup, and

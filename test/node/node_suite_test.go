@@ -53,15 +53,12 @@ const (
 	// operandV2 is v0.2.0's operand (RELATED_IMAGE_NGINX): its page names its tag, so an
 	// upgraded Foo is seen serving it.
 	operandV2 = "docker.io/nginxinc/nginx-unprivileged:1.29.1-alpine"
-	// The images as the bundle and the catalog name them; the registry mirrors their hosts.
-	operatorV1 = "quay.io/example/foo-operator:v0.1.0"
-	operatorV2 = "quay.io/example/foo-operator:v0.2.0"
-	bundleV1   = "quay.io/example/foo-operator-bundle:v0.1.0"
-	bundleV2   = "quay.io/example/foo-operator-bundle:v0.2.0"
-	bundleV3   = "quay.io/example/foo-operator-bundle:v0.3.0"
-	catalogV1  = "quay.io/example/foo-operator-catalog:v0.1.0"
-	catalogV2  = "quay.io/example/foo-operator-catalog:v0.2.0"
-	// catalogV3 holds v0.1.0 (deprecated), v0.2.0 and v0.3.0, which skips both.
+	// publishedOperatorV1 is the operator image config/manager names: this project's own.
+	publishedOperatorV1 = "quay.io/example/foo-operator:v0.1.0"
+	// v0.3.0, for the upgrade graph only, is built here under the project's names, which the
+	// cluster's registry mirrors. catalogV3 holds v0.1.0 (deprecated), v0.2.0 and v0.3.0,
+	// which skips both.
+	bundleV3  = "quay.io/example/foo-operator-bundle:v0.3.0"
 	catalogV3 = "quay.io/example/foo-operator-catalog:v0.3.0"
 	// deprecationV1 is catalogV3's deprecation message for v0.1.0.
 	deprecationV1 = "foo-operator v0.1.0 is deprecated: upgrade to v0.3.0"
@@ -72,10 +69,20 @@ var (
 	cluster   = &framework.Cluster{Dir: filepath.Join(root, ".kwok-node"), RealNode: true}
 	k8s       client.Client
 	clientset *kubernetes.Clientset
-	registry  string // host:port of the cluster's registry
+	registry  string // host:port of the cluster's registry, the mirror of public registries
 	work      string
-	// bundleV2Dir is the generated v0.2.0 bundle.
-	bundleV2Dir string
+	// users is a user's registry: this machine's address under a port, a CA and an org of
+	// its own, which the node trusts and nothing mirrors. make release publishes v0.1.0 and
+	// v0.2.0 there (IMAGE_TAG_BASE users.Host/acme/foo-operator), and every workflow but the
+	// upgrade graph installs those images.
+	users *framework.Registry
+	// hostCAs is what clients on the host trust (SSL_CERT_FILE): the host's CAs, the mirror's
+	// and the user's registry's.
+	hostCAs string
+	// The images make release published.
+	operatorV1, operatorV2, bundleV1, bundleV2, catalogV1, catalogV2 string
+	// releaseV1 is make release's directory for v0.1.0 (its bundle/ and catalog/).
+	releaseV1 string
 )
 
 func TestNode(t *testing.T) {
@@ -104,35 +111,38 @@ var _ = BeforeSuite(func() {
 	registry, err = cluster.Registry()
 	Expect(err).NotTo(HaveOccurred())
 
-	began := time.Now()
-	By("building the operator image from the Dockerfile's final stage, as v0.1.0 and v0.2.0")
-	Expect(cluster.BuildOperatorImage(operatorV1)).To(Succeed())
-	Expect(cluster.BuildOperatorImage(operatorV2)).To(Succeed())
+	By("starting the user's registry, which the node trusts and nothing mirrors")
+	users = startRegistry("users", false)
+	hostCAs = filepath.Join(work, "host-cas.crt")
+	suite.Run(root, nil, "bash", "-c", `cat "$1" "$2" >"$3"`, "cat", cluster.CABundle(), users.CA, hostCAs)
+	base := users.Host + "/acme/foo-operator"
+	operatorV1, bundleV1, catalogV1 = base+":v0.1.0", base+"-bundle:v0.1.0", base+"-catalog:v0.1.0"
+	operatorV2, bundleV2, catalogV2 = base+":v0.2.0", base+"-bundle:v0.2.0", base+"-catalog:v0.2.0"
 
-	By("building bundle v0.1.0 (bundle/), and v0.2.0 and v0.3.0 (generated, with a newer operand) from bundle.Dockerfile")
-	Expect(cluster.BuildImage(bundleV1, filepath.Join(root, "bundle.Dockerfile"), root)).To(Succeed())
-	v2, v3 := filepath.Join(work, "v2"), filepath.Join(work, "v3")
-	bundleV2Dir = filepath.Join(v2, "bundle")
-	generateUpgradeBundle("0.2.0", bundleV2Dir)
-	Expect(cluster.BuildImage(bundleV2, filepath.Join(root, "bundle.Dockerfile"), v2)).To(Succeed())
+	By("releasing v0.1.0 with make release, on a copy of the tree, to the user's registry")
+	releaseV1 = release(copyTree("v1"), base, "0.1.0")
+
+	By("releasing v0.2.0 the same way, with a newer operand and its entries in the template's channels")
+	v2 := copyTree("v2")
+	replaceInFile(filepath.Join(v2, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operandV2)
+	replaceInFile(filepath.Join(v2, "config", "catalog", "template.yaml"), "  - name: "+csvV1+"\n",
+		"  - name: "+csvV1+"\n  - name: "+csvV2+"\n    replaces: "+csvV1+"\n    skipRange: '>=0.1.0 <0.2.0'\n")
+	releaseV2 := release(v2, base, "0.2.0")
+
+	began := time.Now()
+	By("building bundle v0.3.0 (generated, running v0.2.0's operator) and the catalog of the upgrade graph, v0.1.0 to v0.3.0")
+	v3 := filepath.Join(work, "v3")
 	generateUpgradeBundle("0.3.0", filepath.Join(v3, "bundle"))
 	Expect(cluster.BuildImage(bundleV3, filepath.Join(root, "bundle.Dockerfile"), v3)).To(Succeed())
-
-	By("building catalog v0.1.0 (catalog/), and v0.2.0 and v0.3.0 from the catalog template as make catalog renders it, from catalog.Dockerfile")
-	Expect(cluster.BuildImage(catalogV1, filepath.Join(root, "catalog.Dockerfile"), root)).To(Succeed())
-	v1Release := suite.Release{CSV: csvV1, Image: bundleV1, Context: root}
-	v2Release := suite.Release{CSV: csvV2, Image: bundleV2, Context: v2}
-	catalog := suite.RenderCatalogTemplate(filepath.Join(work, "catalog-v2", "catalog"), []suite.Release{v1Release, v2Release}, nil)
-	Expect(cluster.BuildImage(catalogV2, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
-	catalog = suite.RenderCatalogTemplate(filepath.Join(work, "catalog-v3", "catalog"),
-		[]suite.Release{v1Release, v2Release, {CSV: csvV3, Image: bundleV3, Context: v3}}, map[string]string{csvV1: deprecationV1})
+	catalog := suite.RenderCatalogTemplate(filepath.Join(work, "catalog-v3", "catalog"), []suite.Release{
+		{CSV: csvV1, Image: bundleV1, Context: releaseV1}, {CSV: csvV2, Image: bundleV2, Context: releaseV2}, {CSV: csvV3, Image: bundleV3, Context: v3},
+	}, map[string]string{csvV1: deprecationV1})
 	Expect(cluster.BuildImage(catalogV3, filepath.Join(root, "catalog.Dockerfile"), filepath.Dir(catalog))).To(Succeed())
 	AddReportEntry("image builds", time.Since(began).Round(time.Second).String())
 })
 
 // generateUpgradeBundle generates the bundle of version into dir, running v0.2.0's operator
-// image and a newer operand than v0.1.0: config/manager names v0.1.0's operator image (make
-// bundle sets it from IMG).
+// image and operand: config/manager names this project's v0.1.0 (make bundle sets it from IMG).
 func generateUpgradeBundle(version, dir string) {
 	GinkgoHelper()
 	suite.GenerateBundle(version, dir)
@@ -140,7 +150,7 @@ func generateUpgradeBundle(version, dir string) {
 	raw, err := os.ReadFile(csv)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
-	Expect(string(raw)).To(ContainSubstring(operatorV1))
-	upgraded := strings.NewReplacer(controllers.DefaultOperandImage, operandV2, operatorV1, operatorV2).Replace(string(raw))
+	Expect(string(raw)).To(ContainSubstring(publishedOperatorV1))
+	upgraded := strings.NewReplacer(controllers.DefaultOperandImage, operandV2, publishedOperatorV1, operatorV2).Replace(string(raw))
 	Expect(os.WriteFile(csv, []byte(upgraded), 0o644)).To(Succeed())
 }

@@ -6,6 +6,7 @@ module github.com/example/foo-operator/hack/tools/operator-sdk
 go 1.26.0
 
 tool (
+	github.com/google/go-containerregistry/cmd/crane
 	github.com/operator-framework/operator-sdk/cmd/operator-sdk
 	github.com/operator-framework/operator-sdk/images/scorecard-test
 )
