@@ -311,7 +311,7 @@ demo: cluster-tools $(if $(filter real,$(DEMO_NODE)),node-tools) ## Start a loca
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: node-check cluster-tools node-tools kustomize operator-sdk ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
+test-e2e: node-check cluster-tools node-tools kustomize operator-sdk crane ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
 	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	go test -tags e2e ./test/node -v -timeout 40m -ginkgo.v
 
@@ -491,7 +491,7 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/ci-times.md).
+tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test crane codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/ci-times.md).
 
 .PHONY: cluster-tools
 cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).

@@ -20,6 +20,7 @@ package node
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ const (
 var bundleClusterRoles = []string{"foo-operator-foo-editor-role", "foo-operator-foo-viewer-role", "foo-operator-metrics-reader"}
 
 var _ = Describe("OLM v1", Ordered, func() {
-	var fooNS string
+	var fooNS, manifest string
 	var foo *samplev1alpha1.Foo
 
 	BeforeAll(func() {
@@ -91,7 +92,11 @@ var _ = Describe("OLM v1", Ordered, func() {
 			}
 		}
 		fooNS = newNamespace("olmv1-foos", true)
-		kubectl("apply", "--server-side", "-f", filepath.Join(root, olmv1Manifest))
+		// The manifest as a user applies it: with their catalog image in the ClusterCatalog.
+		manifest = filepath.Join(work, "olmv1.yaml")
+		Expect(os.WriteFile(manifest, []byte(readFile(filepath.Join(root, olmv1Manifest))), 0o644)).To(Succeed())
+		replaceInFile(manifest, "ref: quay.io/example/foo-operator-catalog:v0.1.0\n", "ref: "+catalogV1+"\n")
+		kubectl("apply", "--server-side", "-f", manifest)
 	})
 	AfterEach(func() {
 		if CurrentSpecReport().Failed() {
@@ -166,7 +171,7 @@ var _ = Describe("OLM v1", Ordered, func() {
 				watched = fooNS
 			}
 			// Back to the manifest as docs/olm.md gives it (the upgrade moved the catalog on).
-			kubectl("apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, olmv1Manifest))
+			kubectl("apply", "--server-side", "--force-conflicts", "-f", manifest)
 			kubectl("annotate", "clusterextension", olmv1Name, watchNamespace+"="+watched)
 			expectCatalogServing(catalogV1)
 			expectInstalled("0.1.0")
@@ -227,8 +232,7 @@ func expectCatalogServing(image string) {
 		catalog.SetGroupVersionKind(clusterCatalogGVK)
 		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Name: olmv1Name}, catalog)).To(Succeed())
 		ref, _, _ := unstructured.NestedString(catalog.Object, "status", "resolvedSource", "image", "ref")
-		repository, _, _ := strings.Cut(image, ":")
-		g.Expect(ref).To(HavePrefix(repository+"@sha256:"), "%s resolved to a digest", image)
+		g.Expect(ref).To(HavePrefix(repository(image)+"@sha256:"), "%s resolved to a digest", image)
 		g.Expect(conditionOf(g, catalog, "Serving")).To(Equal(metav1.ConditionTrue))
 		g.Expect(conditionOf(g, catalog, "Progressing")).To(Equal(metav1.ConditionTrue))
 	}).Should(Succeed())
