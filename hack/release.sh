@@ -28,11 +28,13 @@ catalog=$IMAGE_TAG_BASE-catalog:v$VERSION
 stage=$RELEASE_DIR
 log=${RELEASE_DIR%/}.log
 pushed=()
+logged= # set once the tools write to the log
 
 fail() {
-	local done="nothing was pushed"
+	local done="nothing was pushed" output=""
 	[ ${#pushed[@]} -eq 0 ] || done="pushed so far: ${pushed[*]}; no catalog was pushed, so nothing is released"
-	echo "release: $1 ($done; the tools' output is in $log)" >&2
+	[ -z "$logged" ] || output="; the tools' output is in $log"
+	echo "release: $1 ($done$output)" >&2
 	exit 1
 }
 
@@ -74,7 +76,7 @@ command -v "${CONTAINER_TOOL%% *}" >/dev/null ||
 grep -Eq "^[[:space:]]*- name: $csv[[:space:]]*$" "$root/$CATALOG_TEMPLATE" ||
 	fail "no channel of $CATALOG_TEMPLATE places $csv: add '- name: $csv' (with replaces: the release before, skipRange:) to the entries of each channel it ships in"
 
-rm -rf "$stage" && mkdir -p "$stage" && : >"$log"
+rm -rf "$stage" && mkdir -p "$stage" && : >"$log" && logged=1
 tar -C "$root" --exclude=./bin --exclude=./.git --exclude='./.kwok*' --exclude=./.scaffold-test -cf - . | tar -C "$stage" -xf -
 
 publish docker-build docker-push "$operator"

@@ -291,7 +291,8 @@ var _ = Describe("operator-sdk scorecard on broken bundles", Ordered, func() {
 		Expect(results).To(HaveLen(7))
 		Expect(results).To(HaveKeyWithValue("foo-serves", HaveField("State", "fail")))
 		Expect(results["foo-serves"].Errors).To(ContainElement(ContainSubstring("wait for Ready")))
-		AddReportEntry("scorecard foo-serves against an operator that never writes status", results["foo-serves"].Errors, results["foo-serves"].Log)
+		AddReportEntry("scorecard foo-serves against an operator that never writes status",
+			strings.Join(results["foo-serves"].Errors, "\n")+"\n"+results["foo-serves"].Log)
 		delete(results, "foo-serves")
 		for name, r := range results {
 			Expect(r.State).To(Equal("pass"), name)
