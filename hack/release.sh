@@ -60,9 +60,10 @@ publish() {
 	echo "release: pushing $ref"
 	in_stage "$push" || fail "the registry refused $ref: $(last_error); log in ($CONTAINER_TOOL login ${ref%%/*}) or check IMAGE_TAG_BASE, then run make release again"
 	pushed+=("$ref")
-	run "$CRANE" digest "$ref" ||
+	local sha
+	sha=$("$CRANE" digest "$ref" 2>>"$log") ||
 		fail "$ref is not in the registry after its push ($(last_error)); check the registry, then run make release again"
-	digest=${ref%:*}@$(tail -1 "$log")
+	digest=${ref%:*}@$sha
 }
 
 # pinned REF DIGEST_REF: DIGEST_REF when releasing by digest, else REF.
