@@ -77,9 +77,10 @@ manifests: controller-gen ## Generate the CRD and RBAC manifests from the marker
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
-generate: controller-gen codegen-tools ## Generate the DeepCopy methods of the API types and the client library in pkg/generated.
+generate: controller-gen codegen-tools ## Generate the DeepCopy methods of the API types, the client library in pkg/generated and controllers/deployment_schema.yaml.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 	BIN=$(LOCALBIN) hack/update-codegen.sh
+	go generate ./controllers
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -103,9 +104,9 @@ test: manifests generate fmt vet envtest ## Run the unit tests and the envtest s
 # The oldest Kubernetes the CSV's minKubeVersion admits: the envtest suites (the controller,
 # the examples) against its kube-apiserver.
 .PHONY: test-min-kube
-test-min-kube: manifests envtest-min ## Run the envtest suites against the kube-apiserver of the CSV's minKubeVersion.
+test-min-kube: manifests envtest-min ## Run the envtest suites (the manager, the controller, the examples) against the kube-apiserver of the CSV's minKubeVersion.
 	$(MIN_ENVTEST_ASSETS)/kube-apiserver --version
-	KUBEBUILDER_ASSETS="$(MIN_ENVTEST_ASSETS)" go test ./controllers ./examples/... -timeout 20m
+	KUBEBUILDER_ASSETS="$(MIN_ENVTEST_ASSETS)" go test . ./controllers ./examples/... -timeout 20m
 
 # SCAFFOLD_DIR is where make test-scaffold copies the tree to.
 SCAFFOLD_DIR ?= $(CURDIR)/.scaffold-test
@@ -491,7 +492,7 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test crane codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/ci-times.md).
+tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test crane codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/development.md#measurement-history).
 
 .PHONY: cluster-tools
 cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).

@@ -109,7 +109,7 @@ func main() {
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
 		"The address Go's profiles (/debug/pprof/) bind to; 0, the default, disables them (make bench reads a heap profile).")
 	flag.BoolVar(&leaderElect, "leader-elect", false,
-		"Elect a leader among the operator's replicas (Lease "+controllers.LeaderElectionID+"), so that only one reconciles.")
+		"Elect a leader among the operator's replicas (Lease "+leaderElectionID+"), so that only one reconciles.")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
 		"The namespace of the leader election Lease; the operator's own namespace when empty (required when running outside a cluster).")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many Foos are reconciled in parallel.")
@@ -173,14 +173,14 @@ func main() {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
-		Cache:                         controllers.CacheOptions(namespaces),
-		NewCache:                      controllers.NewCache,
-		MapperProvider:                controllers.RESTMapperProvider(scheme),
+		Cache:                         cacheOptions(namespaces),
+		NewCache:                      newCache,
+		MapperProvider:                restMapperProvider(scheme),
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        probeAddr,
 		PprofBindAddress:              pprofAddr,
 		LeaderElection:                leaderElect,
-		LeaderElectionID:              controllers.LeaderElectionID,
+		LeaderElectionID:              leaderElectionID,
 		LeaderElectionNamespace:       leaderElectionNamespace,
 		LeaseDuration:                 ptr.To(leaseDuration),
 		RenewDeadline:                 ptr.To(renewDeadline),
@@ -266,7 +266,7 @@ func podLeaderLock(cfg *rest.Config, namespace, podName, podUID string, recorder
 		return nil, err
 	}
 	id := podName + "_" + podUID
-	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, controllers.LeaderElectionID,
+	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, leaderElectionID,
 		core, coordination, resourcelock.ResourceLockConfig{Identity: id, EventRecorder: recorder})
 }
 

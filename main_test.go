@@ -21,8 +21,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
-
-	"github.com/example/foo-operator/controllers"
 )
 
 func TestSplitNamespaces(t *testing.T) {
@@ -91,7 +89,7 @@ func TestPodLeaderLock(t *testing.T) {
 				return
 			}
 			g.Expect(lock.Identity()).To(Equal(tt.wantIdentity))
-			g.Expect(lock.Describe()).To(Equal(tt.namespace + "/" + controllers.LeaderElectionID))
+			g.Expect(lock.Describe()).To(Equal(tt.namespace + "/" + leaderElectionID))
 		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/test/framework"
 )
 
@@ -56,20 +57,30 @@ var _ = Describe("Foo admission", func() {
 		invalid,
 	)
 
-	DescribeTable("accepts a valid Foo",
-		func(spec map[string]any) {
-			Expect(k8sClient.Create(context.Background(), framework.FooObject(ns, "ok", spec))).To(Succeed())
+	// validateFoo leaves the spec to the CRD: every Foo it admits, up to its bounds, makes a
+	// Deployment the API server accepts.
+	DescribeTable("accepts a valid Foo, whose Deployment the API server accepts",
+		func(name string, spec map[string]any) {
+			ctx := context.Background()
+			Expect(k8sClient.Create(ctx, framework.FooObject(ns, name, spec))).To(Succeed())
+			foo := &samplev1alpha1.Foo{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, foo)).To(Succeed())
+			Expect(validateFoo(foo, testImage)).To(Succeed())
+			desired := deploymentFor(foo, testImage)
+			_, err := reconciler.Deployments.Deployments(ns).Apply(ctx, desired, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}})
+			Expect(err).NotTo(HaveOccurred())
 		},
-		Entry("sample-controller's example", framework.FooSpec(nil)),
-		Entry("zero replicas", framework.FooSpec(map[string]any{"replicas": int64(0)})),
-		Entry("the longest deploymentName (242)", framework.FooSpec(map[string]any{"deploymentName": strings.Repeat("w", 242)})),
-		Entry("a one-character deploymentName", framework.FooSpec(map[string]any{"deploymentName": "w"})),
-		Entry("an empty image: the operator's default", framework.FooSpec(map[string]any{"image": ""})),
-		Entry("the most replicas", framework.FooSpec(map[string]any{"replicas": int64(100)})),
-		Entry("a dotted deploymentName", framework.FooSpec(map[string]any{"deploymentName": "web.v1"})),
-		Entry("an image with registry, port, path and tag", framework.FooSpec(map[string]any{"image": "registry.example.com:5000/mirror/nginx-unprivileged:1.28.0-alpine"})),
-		Entry("an image pinned by digest", framework.FooSpec(map[string]any{"image": "nginx@sha256:" + strings.Repeat("a", 64)})),
-		Entry("an image with tag and digest", framework.FooSpec(map[string]any{"image": "docker.io/library/nginx:1.28@sha256:" + strings.Repeat("0", 64)})),
+		Entry("sample-controller's example", "ok", framework.FooSpec(nil)),
+		Entry("the longest Foo name (63)", strings.Repeat("f", 63), framework.FooSpec(nil)),
+		Entry("zero replicas", "ok", framework.FooSpec(map[string]any{"replicas": int64(0)})),
+		Entry("the longest deploymentName (242)", "ok", framework.FooSpec(map[string]any{"deploymentName": strings.Repeat("w", 242)})),
+		Entry("a one-character deploymentName", "ok", framework.FooSpec(map[string]any{"deploymentName": "w"})),
+		Entry("an empty image: the operator's default", "ok", framework.FooSpec(map[string]any{"image": ""})),
+		Entry("the most replicas", "ok", framework.FooSpec(map[string]any{"replicas": int64(100)})),
+		Entry("a dotted deploymentName", "ok", framework.FooSpec(map[string]any{"deploymentName": "web.v1"})),
+		Entry("an image with registry, port, path and tag", "ok", framework.FooSpec(map[string]any{"image": "registry.example.com:5000/mirror/nginx-unprivileged:1.28.0-alpine"})),
+		Entry("an image pinned by digest", "ok", framework.FooSpec(map[string]any{"image": "nginx@sha256:" + strings.Repeat("a", 64)})),
+		Entry("an image with tag and digest", "ok", framework.FooSpec(map[string]any{"image": "docker.io/library/nginx:1.28@sha256:" + strings.Repeat("0", 64)})),
 	)
 
 	It("defaults replicas to 1", func() {

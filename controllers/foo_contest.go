@@ -17,7 +17,9 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -175,16 +177,87 @@ type fooMemory struct {
 	conflictSince time.Time
 }
 
-// memories holds the fooMemory of each Foo, by namespace and name.
+// memories holds the fooMemory of each Foo, by namespace and name. Its methods are the only
+// writers of a fooMemory; each takes the Foo, the clock and the reconciler's recheck bounds.
 type memories struct {
 	mu    sync.Mutex
 	byFoo map[types.NamespacedName]*fooMemory
 }
 
-// with runs f on the memory of foo, creating it when needed (also when the one of its
+// nameTaken records that foo found its Deployment name taken at now, and returns since
+// when the conflict has lasted.
+func (m *memories) nameTaken(foo *samplev1alpha1.Foo, now time.Time) (since time.Time) {
+	m.update(foo, func(mem *fooMemory) {
+		if mem.conflictSince.IsZero() {
+			mem.conflictSince = now
+		}
+		since = mem.conflictSince
+	})
+	return since
+}
+
+// nameFree records that foo is not in a name conflict.
+func (m *memories) nameFree(foo *samplev1alpha1.Foo) {
+	m.update(foo, func(mem *fooMemory) { mem.conflictSince = time.Time{} })
+}
+
+// fieldTaken says whether a pass that found taker owning a field the operator sets takes
+// it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
+func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string, now time.Time, first, limit time.Duration) (apply bool, err error) {
+	m.update(foo, func(mem *fooMemory) {
+		c := cmp.Or(mem.contests[taker.field], &contest{})
+		dec := c.taken(taker, now, first, limit)
+		apply = dec.apply
+		if !apply && dec.degraded {
+			mem.contests[taker.field] = c
+			err = c.err(deployment, taker.field, dec.wait, limit)
+		}
+	})
+	return apply, err
+}
+
+// fieldCorrected records that the operator took taker's field back; the error is the
+// Foo's FieldManagerConflict when that was not the first correction of the contest.
+func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string, now time.Time, first, limit time.Duration) (err error) {
+	m.update(foo, func(mem *fooMemory) {
+		c := cmp.Or(mem.contests[taker.field], &contest{})
+		c.corrected(taker, now, limit)
+		mem.contests[taker.field] = c
+		if c.corrections > 1 {
+			err = c.err(deployment, taker.field, c.backoff(first, limit), limit)
+		}
+	})
+	return err
+}
+
+// fieldsHeld records that a pass found the operator's fields its own; the error is the
+// Foo's FieldManagerConflict while one of its contests has not ended.
+func (m *memories) fieldsHeld(foo *samplev1alpha1.Foo, deployment string, now time.Time, limit time.Duration) (err error) {
+	m.update(foo, func(mem *fooMemory) {
+		for _, field := range slices.Sorted(maps.Keys(mem.contests)) {
+			c := mem.contests[field]
+			dec, over := c.held(now, limit)
+			if over {
+				delete(mem.contests, field)
+			} else if dec.degraded && err == nil {
+				err = c.err(deployment, field, dec.wait, limit)
+			}
+		}
+	})
+	return err
+}
+
+// forget drops the memory of a Foo that is gone.
+func (m *memories) forget(foo types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.byFoo, foo)
+}
+
+// update runs f on the memory of foo, creating it when needed (also when the one of its
 // name belongs to an earlier Foo), and drops a memory that f left empty, so memories never
 // outgrow the Foos in a contest or conflict.
-func (m *memories) with(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
+func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.byFoo == nil {
@@ -201,11 +274,4 @@ func (m *memories) with(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 		return
 	}
 	m.byFoo[key] = mem
-}
-
-// forget drops the memory of a Foo that is gone.
-func (m *memories) forget(foo types.NamespacedName) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.byFoo, foo)
 }

@@ -148,15 +148,19 @@ func TestContestMessageHasNoCountdown(t *testing.T) {
 func TestMemoryIsTheFoosByUID(t *testing.T) {
 	g := NewWithT(t)
 	m := &memories{}
+	now := time.Now()
 	old := newFoo("a", withIdentity("uid-1", 1))
-	m.with(old, func(mem *fooMemory) {
-		mem.contests[".spec.replicas"] = &contest{corrections: 3, lastCorrection: time.Now()}
-		mem.conflictSince = time.Now()
-	})
-	m.with(newFoo("a", withIdentity("uid-2", 1)), func(mem *fooMemory) {
-		g.Expect(mem.contests).To(BeEmpty())
-		g.Expect(mem.conflictSince.IsZero()).To(BeTrue())
-	})
+	hpa := fieldTaker{manager: "hpa", subresource: "scale", field: ".spec.replicas"}
+	m.nameTaken(old, now.Add(-time.Hour))
+	for range 3 {
+		_ = m.fieldCorrected(old, hpa, "web", now, time.Second, time.Hour)
+	}
+	again := newFoo("a", withIdentity("uid-2", 1))
+	g.Expect(m.nameTaken(again, now)).To(Equal(now), "the new Foo's conflict starts now")
+	apply, err := m.fieldTaken(again, hpa, "web", now, time.Second, time.Hour)
+	g.Expect(apply).To(BeTrue(), "the new Foo has no contest: a first take is corrected at once")
+	g.Expect(err).NotTo(HaveOccurred())
+	m.nameFree(again)
 	g.Expect(m.byFoo).To(BeEmpty(), "an empty memory is dropped")
 }
 

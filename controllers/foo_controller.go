@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -73,10 +72,6 @@ const (
 // repairFieldManager is the field manager of the patches that restore the operator's
 // member of one-of fields (oneOfRepair).
 const repairFieldManager = FieldManager + "-repair"
-
-// LeaderElectionID names the Lease the replicas of the operator elect a leader with. The
-// leader election Role grants updates of this Lease only.
-const LeaderElectionID = "foo-operator.samplecontroller.example.com"
 
 // Field index names of the manager's cache.
 const (
@@ -163,7 +158,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 	obs := newObservation(r.reconcileDeployments(ctx, foo))
 	if obs.reason != samplev1alpha1.DeploymentConflictReason {
-		r.memory.with(foo, func(m *fooMemory) { m.conflictSince = time.Time{} })
+		r.memory.nameFree(foo)
 	}
 	wait, err := r.reconcileStatus(ctx, foo, obs)
 	if err := errors.Join(obs.retryErr, err); err != nil {
@@ -269,184 +264,169 @@ func (r *FooReconciler) ownedDeployments(ctx context.Context, foo *samplev1alpha
 	return owned, nil
 }
 
-// reconcileDeployment checks the spec, then creates the Deployment named in
-// spec.deploymentName, or corrects it when it drifted from the Foo. A Deployment of that
-// name that the Foo does not control is never modified, unless it is adoptable: the result
-// is a DeploymentConflict.
+// reconcileDeployment checks the spec, then makes the Deployment named in
+// spec.deploymentName match the Foo in three steps: observe reads it, decide chooses one
+// write or none, act writes. A Deployment of that name the Foo does not control is never
+// written unless it is adoptable: the result is a DeploymentConflict. Every write carries
+// the resourceVersion of what was observed, so a write based on a Deployment that changed
+// since (a lagging cache, a concurrent create) is refused with a Conflict, and the pass
+// ends with a staleDecision, retried at once on a fresh read: nothing is decided twice in a
+// pass.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
 		return nil, newPassError(invalidSpec, err)
 	}
 	desired := deploymentFor(foo, r.DefaultImage)
-	live, err := r.getDeployment(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName})
-	switch {
-	case err != nil:
+	o, err := r.observe(ctx, foo, desired)
+	if err != nil {
 		return nil, err
-	case live == nil:
-		return r.createDeployment(ctx, foo, desired)
 	}
-	return r.reconcileExisting(ctx, foo, desired, live)
+	w, condition := r.decide(foo, o)
+	if w.action == noWrite {
+		if !o.controlled {
+			return nil, condition
+		}
+		return o.live, condition
+	}
+	d, err := r.act(ctx, foo, desired, o.live, w)
+	return d, cmp.Or(err, condition)
 }
 
-// getDeployment reads a Deployment from the cache, which holds only the Deployments the
-// operator manages, and from the API server when the cache has none of that name, so that
-// a Deployment someone else created is seen, and never sent a write: the create-only
+// seen is what a pass knows of the Deployment of the Foo's name.
+type seen struct {
+	// live is the Deployment; nil when there is none.
+	live *appsv1.Deployment
+	// controlled: the Foo controls live.
+	controlled bool
+	// drift is live's drift from the Foo, when the Foo controls it.
+	drift drift
+}
+
+// observe reads the Deployment of the Foo's name from the cache, which holds only the
+// Deployments the operator manages, with only the operator's own managedFields. It reads
+// it from the API server instead when the cache has none of that name, so that a
+// Deployment someone else created is seen (and never sent a write: the create-only
 // precondition would refuse it, but the request would still reach admission webhooks and
-// the audit log as a write to someone else's object. It returns nil when there is none.
-func (r *FooReconciler) getDeployment(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
-	d := &appsv1.Deployment{}
-	err := r.Get(ctx, key, d)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, d)
+// the audit log as a write to someone else's object), and when another writer took fields
+// the operator set, since only the stored managedFields say who.
+func (r *FooReconciler) observe(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (seen, error) {
+	want, err := fieldSet(desired)
+	if err != nil {
+		return seen{}, err
 	}
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
+	var o seen
+	for _, reader := range []client.Reader{r.Client, r.APIReader} {
+		d := &appsv1.Deployment{}
+		switch err := reader.Get(ctx, key, d); {
+		case apierrors.IsNotFound(err):
+			o = seen{}
+			continue
+		case err != nil:
+			return seen{}, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
+		}
+		o = seen{live: d, controlled: metav1.IsControlledBy(d, foo)}
+		if !o.controlled {
+			break
+		}
+		if o.drift, err = driftOf(desired, want, d); err != nil || o.drift.lost.Empty() {
+			return o, err
+		}
 	}
-	return d, nil
+	return o, nil
 }
 
-// reconcileExisting decides on live, the Deployment of the Foo's name: it corrects it when
-// the Foo controls it, adopts it when adoptable, and otherwise leaves it alone and reports
-// the conflict.
-func (r *FooReconciler) reconcileExisting(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*appsv1.Deployment, error) {
+// write is what a pass writes to the Deployment of the Foo's name.
+type write struct {
+	action writeAction
+	// taker is the writer whose field an update takes back; nil when none.
+	taker *fieldTaker
+}
+
+type writeAction int
+
+const (
+	noWrite writeAction = iota
+	createWrite
+	updateWrite
+	adoptWrite
+)
+
+// decide chooses the write for what observe saw, once: create a missing Deployment, adopt
+// an adoptable one, update a controlled one that drifted (a field another writer took only
+// when its contest allows, see contest), and otherwise nothing. The error is the Foo's
+// condition: a DeploymentConflict, or the FieldManagerConflict of a contest, which an
+// update does not end.
+func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
+	first, limit := r.recheckBounds()
+	now := time.Now()
 	switch {
-	case metav1.IsControlledBy(live, foo):
-		return r.updateDeployment(ctx, foo, desired, live)
-	case adoptable(live, foo):
-		return r.adoptDeployment(ctx, foo, desired, live)
-	default:
-		return nil, r.nameTaken(foo, live.Name)
+	case o.live == nil:
+		return write{action: createWrite}, nil
+	case adoptable(o.live, foo):
+		return write{action: adoptWrite}, nil
+	case !o.controlled:
+		return write{}, r.nameTaken(foo, o.live.Name, now)
+	case o.drift.none():
+		return write{}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
 	}
+	taker, err := takerOf(o.live, o.drift.lost)
+	switch {
+	case err != nil:
+		return write{}, err
+	case taker == nil:
+		return write{action: updateWrite}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
+	}
+	if apply, err := r.memory.fieldTaken(foo, *taker, o.live.Name, now, first, limit); !apply {
+		return write{}, err
+	}
+	return write{action: updateWrite, taker: taker}, nil
+}
+
+// act writes w: it creates the Deployment, or applies desired over live, the Deployment
+// the decision was made on.
+func (r *FooReconciler) act(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, w write) (*appsv1.Deployment, error) {
+	switch {
+	case w.action == createWrite:
+		return r.createDeployment(ctx, foo, desired)
+	case w.action == adoptWrite:
+		return r.applyOver(ctx, foo, desired, live, true, "")
+	case w.taker == nil:
+		return r.applyOver(ctx, foo, desired, live, false, "")
+	}
+	applied, err := r.applyOver(ctx, foo, desired, live, false, fmt.Sprintf("; took %s back from field manager %q", w.taker.field, w.taker.manager))
+	if err != nil {
+		return applied, err
+	}
+	fieldTakeovers.WithLabelValues(takeovers.of(*w.taker)).Inc()
+	first, limit := r.recheckBounds()
+	return applied, r.memory.fieldCorrected(foo, *w.taker, applied.Name, time.Now(), first, limit)
 }
 
 // nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
 // the Foo does not control, with when to look at the name again.
-func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string) error {
-	now := time.Now()
-	var since time.Time
-	r.memory.with(foo, func(m *fooMemory) {
-		if m.conflictSince.IsZero() {
-			m.conflictSince = now
-		}
-		since = m.conflictSince
-	})
+func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string, now time.Time) error {
 	return &passError{
 		kind:         nameTaken,
 		err:          fmt.Errorf(MessageResourceExists, name), //nolint:staticcheck // sample-controller's wording, shown as the condition message
-		recheckAfter: r.conflictRecheckAfter(since, now),
+		recheckAfter: r.conflictRecheckAfter(r.memory.nameTaken(foo, now), now),
 	}
 }
 
 // createDeployment creates the Deployment with a server-side apply, so the operator's
 // field manager owns every field it sets from the first write. The createOnly
-// precondition makes the apply fail, rather than take over the object, when someone
-// created a Deployment of that name since getDeployment looked.
+// precondition makes the apply fail with a Conflict (a staleDecision), rather than take
+// over the object, when someone created a Deployment of that name since observe looked.
 func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
 	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(createOnly))
-	if apierrors.IsConflict(err) {
-		return r.createRaceLost(ctx, foo, desired)
-	}
 	if err != nil {
 		return nil, newPassError(writeFailed, fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
 	}
 	deploymentWrites.WithLabelValues("create").Inc()
-	log.FromContext(ctx).Info("Created Deployment", "deployment", klog.KObj(d), "replicas", desiredReplicas(foo))
+	log.FromContext(ctx).Info("Created Deployment", "deployment", klog.KObj(d), "replicas", foo.Spec.DesiredReplicas())
 	r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentCreated, "Create",
-		"Created Deployment %s with %d replicas", d.Name, desiredReplicas(foo))
+		"Created Deployment %s with %d replicas", d.Name, foo.Spec.DesiredReplicas())
 	return d, nil
-}
-
-// createRaceLost decides on the Deployment that made a create fail, created since
-// getDeployment looked.
-func (r *FooReconciler) createRaceLost(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
-	key := types.NamespacedName{Namespace: foo.Namespace, Name: *desired.Name}
-	live, err := r.getStored(ctx, key)
-	switch {
-	case err != nil:
-		return nil, err
-	case live == nil:
-		return nil, newPassError(staleDecision, fmt.Errorf("create Deployment %s: it was created and deleted concurrently, retrying", key))
-	}
-	return r.reconcileExisting(ctx, foo, desired, live)
-}
-
-// updateDeployment applies desired when the operator changed it or lost fields of it
-// since its last apply (driftOf). The apply is tied to the resourceVersion the decision was
-// made on: a lagging cache can neither re-own a Deployment someone released or replaced,
-// nor undo a write it has not seen yet: the API server refuses such an apply with a
-// Conflict (a Deployment that changed hands within the cache's lag is thus sent a write it
-// refuses; one that was someone else's from the start never is: getDeployment). When only
-// the Foo changed, the decision is made on the cached Deployment; when that apply meets a
-// Conflict, or another writer took fields, it is made again on the stored Deployment,
-// whose managedFields (the cache keeps only the operator's) say who took them.
-func (r *FooReconciler) updateDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
-	want, err := fieldSet(desired)
-	if err != nil {
-		return cached, err
-	}
-	if d, err := driftOf(desired, want, cached); err != nil {
-		return cached, err
-	} else if d.none() {
-		return cached, r.contestHeld(foo, cached.Name)
-	} else if d.lost.Empty() {
-		applied, err := r.applyOver(ctx, foo, desired, cached, false, "")
-		if !apierrors.IsConflict(err) {
-			return applied, cmp.Or(err, r.contestHeld(foo, cached.Name))
-		}
-		// The Deployment changed since it was cached: decide on the stored one.
-	}
-	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
-	switch {
-	case err != nil:
-		return cached, err
-	case stored == nil:
-		return r.createDeployment(ctx, foo, desired)
-	case !metav1.IsControlledBy(stored, foo):
-		return nil, r.nameTaken(foo, stored.Name)
-	}
-	d, err := driftOf(desired, want, stored)
-	if err != nil {
-		return stored, err
-	} else if d.none() {
-		return stored, r.contestHeld(foo, stored.Name)
-	}
-	taker, err := takerOf(stored, d.lost)
-	if err != nil {
-		return stored, err
-	}
-	if taker == nil {
-		contestErr := r.contestHeld(foo, stored.Name)
-		applied, err := r.applyOver(ctx, foo, desired, stored, false, "")
-		return applied, cmp.Or(err, contestErr)
-	}
-	if apply, contestErr := r.contestTaken(foo, *taker, stored.Name); !apply {
-		return stored, contestErr
-	}
-	applied, err := r.applyOver(ctx, foo, desired, stored, false, fmt.Sprintf("; took %s back from field manager %q", taker.field, taker.manager))
-	if err != nil {
-		return applied, err
-	}
-	fieldTakeovers.WithLabelValues(takeovers.of(*taker)).Inc()
-	return applied, r.contestCorrected(foo, *taker, stored.Name)
-}
-
-// adoptDeployment takes over a Deployment that was made for a Foo of this name and left
-// without a controller (`kubectl delete foo --cascade=orphan`, then the Foo created again),
-// deciding again on the stored Deployment.
-func (r *FooReconciler) adoptDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, cached *appsv1.Deployment) (*appsv1.Deployment, error) {
-	stored, err := r.getStored(ctx, client.ObjectKeyFromObject(cached))
-	switch {
-	case err != nil:
-		return nil, err
-	case stored == nil:
-		return r.createDeployment(ctx, foo, desired)
-	case !adoptable(stored, foo):
-		return nil, newPassError(staleDecision, fmt.Errorf("adopt Deployment %s: it changed since it was cached, retrying", klog.KObj(stored)))
-	}
-	return r.applyOver(ctx, foo, desired, stored, true, "")
 }
 
 // adoptable reports whether d was made by the operator for an earlier Foo of foo's name,
@@ -466,19 +446,6 @@ func adoptable(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 		len(pod.InitContainers) == 0 && len(pod.Containers) == 1 && pod.Containers[0].Name == containerName
 }
 
-// getStored reads a Deployment from the API server, with every writer's managedFields; nil
-// when there is none.
-func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName) (*appsv1.Deployment, error) {
-	d := &appsv1.Deployment{}
-	if err := r.APIReader.Get(ctx, key, d); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
-	}
-	return d, nil
-}
-
 // applyOver applies desired over stored, the Deployment the decision was made on: it first
 // replaces what other writers set in place of the operator's members of one-ofs; each write carries
 // stored's resourceVersion and fails with a Conflict, retried, when the Deployment changed
@@ -487,7 +454,7 @@ func (r *FooReconciler) getStored(ctx context.Context, key types.NamespacedName)
 // is not reported.
 func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, stored *appsv1.Deployment, adopting bool, note string) (*appsv1.Deployment, error) {
 	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(stored))
-	from := ptr.Deref(stored.Spec.Replicas, 1)
+	from := replicasOf(stored)
 	repair, replaced, err := oneOfRepair(stored, desired)
 	if err != nil {
 		return stored, err
@@ -520,7 +487,7 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 		deploymentWrites.WithLabelValues("update").Inc()
 	}
 
-	switch to := ptr.Deref(d.Spec.Replicas, 1); {
+	switch to := replicasOf(d); {
 	case adopting:
 		logger.Info("Adopted Deployment left without a controller")
 		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentAdopted, "Adopt",
@@ -559,55 +526,6 @@ func (r *FooReconciler) releaseRepair(ctx context.Context, d *appsv1.Deployment)
 	return released, nil
 }
 
-// contestTaken says whether a pass that found taker owning a field the operator sets takes
-// it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
-func (r *FooReconciler) contestTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (apply bool, err error) {
-	first, limit := r.recheckBounds()
-	r.memory.with(foo, func(m *fooMemory) {
-		c := cmp.Or(m.contests[taker.field], &contest{})
-		dec := c.taken(taker, time.Now(), first, limit)
-		apply = dec.apply
-		if !apply && dec.degraded {
-			m.contests[taker.field] = c
-			err = c.err(deployment, taker.field, dec.wait, limit)
-		}
-	})
-	return apply, err
-}
-
-// contestCorrected records that the operator took taker's field back; the error is the
-// Foo's FieldManagerConflict when that was not the first correction of the contest.
-func (r *FooReconciler) contestCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string) (err error) {
-	first, limit := r.recheckBounds()
-	r.memory.with(foo, func(m *fooMemory) {
-		c := cmp.Or(m.contests[taker.field], &contest{})
-		c.corrected(taker, time.Now(), limit)
-		m.contests[taker.field] = c
-		if c.corrections > 1 {
-			err = c.err(deployment, taker.field, c.backoff(first, limit), limit)
-		}
-	})
-	return err
-}
-
-// contestHeld records that a pass found the operator's fields its own; the error is the
-// Foo's FieldManagerConflict while one of its contests has not ended.
-func (r *FooReconciler) contestHeld(foo *samplev1alpha1.Foo, deployment string) (err error) {
-	_, limit := r.recheckBounds()
-	r.memory.with(foo, func(m *fooMemory) {
-		for _, field := range slices.Sorted(maps.Keys(m.contests)) {
-			c := m.contests[field]
-			dec, over := c.held(time.Now(), limit)
-			if over {
-				delete(m.contests, field)
-			} else if dec.degraded && err == nil {
-				err = c.err(deployment, field, dec.wait, limit)
-			}
-		}
-	})
-	return err
-}
-
 // applyDeployment writes desired with server-side apply, taking over the fields other
 // actors changed, and returns the Deployment as the API server stored it.
 func (r *FooReconciler) applyDeployment(ctx context.Context, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
@@ -622,7 +540,7 @@ func (r *FooReconciler) applyDeployment(ctx context.Context, desired *appsv1ac.D
 // take down the other Foo's workload; it is left alone, and the Foo that names it reports
 // the conflict.
 func (r *FooReconciler) deleteStaleDeployments(ctx context.Context, foo *samplev1alpha1.Foo, current *appsv1.Deployment) error {
-	if desiredReplicas(foo) > 0 && !rolledOut(current) {
+	if foo.Spec.DesiredReplicas() > 0 && !rolledOut(current) {
 		return nil
 	}
 	// A Deployment whose label someone rewrites is not in the cache, nor, likely, are the
@@ -723,28 +641,19 @@ func indexDeploymentController(o client.Object) []string {
 	return []string{string(ref.UID)}
 }
 
-// CacheOptions configures the manager's cache: it watches the given namespaces (all when
-// none are given), holds only the Deployments the operator manages, so its memory does not
-// grow with the cluster's other Deployments, and drops the managedFields it never reads:
-// all of a Foo's, and those of other field managers on a Deployment (drift is judged on
-// the operator's own entries).
-func CacheOptions(namespaces []string) cache.Options {
-	opts := cache.Options{
-		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: {
-				Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
-				Transform: keepOwnManagedFields,
-			},
-			&samplev1alpha1.Foo{}: {Transform: cache.TransformStripManagedFields()},
+// CachedObjects is what the reconciler needs the manager's cache to hold: only the
+// Deployments the operator manages, so that its memory does not grow with the cluster's
+// other Deployments, and without the managedFields it never reads: all of a Foo's, and
+// those of other field managers on a Deployment (drift is judged on the operator's own
+// entries; observe reads the stored Deployment when it needs the others).
+func CachedObjects() map[client.Object]cache.ByObject {
+	return map[client.Object]cache.ByObject{
+		&appsv1.Deployment{}: {
+			Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
+			Transform: keepOwnManagedFields,
 		},
+		&samplev1alpha1.Foo{}: {Transform: cache.TransformStripManagedFields()},
 	}
-	if len(namespaces) > 0 {
-		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))
-		for _, ns := range namespaces {
-			opts.DefaultNamespaces[ns] = cache.Config{}
-		}
-	}
-	return opts
 }
 
 // keepOwnManagedFields is the cache transform of Deployments: it keeps only the

@@ -27,6 +27,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -86,15 +87,6 @@ func deploymentLabels(foo *samplev1alpha1.Foo) map[string]string {
 	return labels
 }
 
-// desiredReplicas is spec.replicas, or its documented default when the API server did not
-// default it (for example a Foo stored before the CRD had a default).
-func desiredReplicas(foo *samplev1alpha1.Foo) int32 {
-	if foo.Spec.Replicas == nil {
-		return 1
-	}
-	return *foo.Spec.Replicas
-}
-
 // deploymentFor is the Deployment a Foo asks for, as a server-side apply configuration: it
 // holds exactly the fields the operator owns, so applying it never touches fields other
 // actors set. image is the operand image when the Foo names none.
@@ -137,7 +129,7 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 			WithController(true).
 			WithBlockOwnerDeletion(true)).
 		WithSpec(appsv1ac.DeploymentSpec().
-			WithReplicas(desiredReplicas(foo)).
+			WithReplicas(foo.Spec.DesiredReplicas()).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(selectorLabels(foo))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(labels).
@@ -161,3 +153,6 @@ func lastApplied(d *appsv1.Deployment) time.Time {
 	}
 	return time.Time{}
 }
+
+// replicasOf is a Deployment's spec.replicas, 1 when unset, as the apps/v1 API defaults it.
+func replicasOf(d *appsv1.Deployment) int32 { return ptr.Deref(d.Spec.Replicas, 1) }

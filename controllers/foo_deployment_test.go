@@ -164,7 +164,7 @@ func TestNameTakenRechecksFromTheConflictsStart(t *testing.T) {
 		Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionTrue, Reason: samplev1alpha1.DeploymentWriteFailedReason,
 		LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour)),
 	}}}))
-	kind, recheckAfter := kindOf(r.nameTaken(foo, "taken"))
+	kind, recheckAfter := kindOf(r.nameTaken(foo, "taken", time.Now()))
 	g.Expect(kind).To(Equal(nameTaken))
 	g.Expect(recheckAfter).To(Equal(time.Second))
 	r.memory.forget(client.ObjectKeyFromObject(foo))

@@ -54,8 +54,8 @@ const (
 	ownershipUnreadable
 	// writeFailed: the API server refused or failed a write of a Deployment. Whatever it
 	// answered, the write is retried: even an Invalid answer may come from an admission
-	// policy or webhook that can change without the Foo changing, and the spec problems the
-	// operator can foresee are caught by validateFoo before any write.
+	// policy or webhook that can change without the Foo changing, and the CRD rejects at
+	// admission every Foo no valid Deployment can be made of (validateFoo).
 	writeFailed
 	// labelRewritten: the Deployment lacks the label the operator's cache selects by (a
 	// mutating admission rewrites it), so its changes are not watched.

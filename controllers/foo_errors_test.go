@@ -58,7 +58,7 @@ func TestErrorPolicy(t *testing.T) {
 			kind: staleDecision, retry: true},
 		{name: "a spec no valid Deployment can be made of", err: newPassError(invalidSpec, errors.New("bad image")),
 			kind: invalidSpec, reason: samplev1alpha1.InvalidSpecReason, event: samplev1alpha1.InvalidSpecReason},
-		{name: "a name taken by an object the Foo does not control", err: r.nameTaken(newFoo("taken"), "web"),
+		{name: "a name taken by an object the Foo does not control", err: r.nameTaken(newFoo("taken"), "web", time.Now()),
 			kind: nameTaken, reason: samplev1alpha1.DeploymentConflictReason, event: ReasonErrResourceExists, recheckAfter: DefaultConflictRecheckInterval},
 		{name: "another writer that keeps taking a field", err: contested,
 			kind: fieldContest, reason: samplev1alpha1.FieldManagerConflictReason, event: samplev1alpha1.FieldManagerConflictReason, recheckAfter: time.Minute},

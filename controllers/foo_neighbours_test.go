@@ -288,10 +288,14 @@ var _ = Describe("Neighbours of the Deployment", func() {
 			after := change.change(cached.DeepCopy())
 
 			foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
-			_, err = reconciler.updateDeployment(ctx, foo, deploymentFor(foo, testImage), cached)
-
+			_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), cached, write{action: updateWrite})
 			kind, _ := kindOf(err)
-			Expect(kind).To(Equal(nameTaken), "got %v", err)
+			Expect(kind).To(Equal(staleDecision), "the apply carries the cached resourceVersion: got %v", err)
+			Eventually(func() errorKind {
+				_, err := reconciler.reconcileDeployment(ctx, foo)
+				kind, _ := kindOf(err)
+				return kind
+			}).Should(Equal(nameTaken), "the next pass decides on the Deployment as it is now")
 			stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
 			Expect(stored.UID).To(Equal(after.UID))
 			Expect(stored.OwnerReferences).To(BeEmpty())
@@ -528,6 +532,8 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(err).NotTo(HaveOccurred())
 		role := &rbacv1.ClusterRole{} // as OLM makes the CSV's Role for an AllNamespaces install
 		Expect(yaml.Unmarshal(raw, role)).To(Succeed())
+		Expect(role.Rules[0].ResourceNames).To(HaveLen(1))
+		lease := role.Rules[0].ResourceNames[0] // main.go's leaderElectionID: main_test.go checks they agree
 		role.ObjectMeta = metav1.ObjectMeta{GenerateName: "leader-election-"}
 		create(ctx, role)
 		sa := create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "elector", Namespace: ns}})
@@ -548,13 +554,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		}
 		Expect(allowed("update", "kube-node-lease", "node-1")).To(BeFalse(), "a node's heartbeat")
 		Expect(allowed("update", "kube-system", "kube-scheduler")).To(BeFalse(), "another component's leader Lease")
-		Expect(allowed("get", ns, LeaderElectionID)).To(BeTrue())
-		Expect(allowed("update", ns, LeaderElectionID)).To(BeTrue())
+		Expect(allowed("get", ns, lease)).To(BeTrue())
+		Expect(allowed("update", ns, lease)).To(BeTrue())
 		Expect(allowed("create", ns, "")).To(BeTrue())
 
 		// And a real election with that identity wins the Lease.
 		mgr, err := ctrl.NewManager(serviceAccountConfig(sa), ctrl.Options{
-			Scheme: clientgoscheme.Scheme, LeaderElection: true, LeaderElectionID: LeaderElectionID, LeaderElectionNamespace: ns,
+			Scheme: clientgoscheme.Scheme, LeaderElection: true, LeaderElectionID: lease, LeaderElectionNamespace: ns,
 			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		})
 		Expect(err).NotTo(HaveOccurred())

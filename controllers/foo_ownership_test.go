@@ -185,11 +185,14 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		foo := newFoo("racer", withNamespace(ns), withDeploymentName("x"), withIdentity("racer-uid", 1))
 		foreign := createForeignDeployment(ctx, ns, "x")
 
-		_, err := reconciler.createDeployment(ctx, foo, deploymentFor(foo, testImage))
-
+		_, err := reconciler.act(ctx, foo, deploymentFor(foo, testImage), nil, write{action: createWrite})
 		kind, _ := kindOf(err)
-		Expect(kind).To(Equal(nameTaken), "got %v", err)
-		Expect(errorPolicies[kind].retry).To(BeFalse())
+		Expect(kind).To(Equal(staleDecision), "the create-only precondition refuses it: got %v", err)
+		Expect(errorPolicies[kind].retry).To(BeTrue())
+
+		_, err = reconciler.reconcileDeployment(ctx, foo)
+		kind, _ = kindOf(err)
+		Expect(kind).To(Equal(nameTaken), "the next pass sees the name taken: got %v", err)
 		Expect(getDeployment(Default, ns, "x").ResourceVersion).To(Equal(foreign.ResourceVersion))
 	})
 
@@ -257,7 +260,7 @@ func converged(ctx context.Context, foo *samplev1alpha1.Foo) *samplev1alpha1.Foo
 	GinkgoHelper()
 	create(ctx, foo)
 	eventuallyDeployment(foo.Namespace, foo.Spec.DeploymentName)
-	simulateRollout(ctx, foo.Namespace, foo.Spec.DeploymentName, ptr.Deref(foo.Spec.Replicas, 1), true)
+	simulateRollout(ctx, foo.Namespace, foo.Spec.DeploymentName, foo.Spec.DesiredReplicas(), true)
 	expectReady(foo)
 	return foo
 }

@@ -179,10 +179,10 @@ func availableCondition(obs observation) metav1.Condition {
 		c.Reason, c.Message = samplev1alpha1.DeploymentMissingReason, "The Deployment does not exist yet"
 	case deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue:
 		c.Status, c.Reason = metav1.ConditionTrue, samplev1alpha1.DeploymentAvailableReason
-		c.Message = fmt.Sprintf("Deployment %s has minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
+		c.Message = fmt.Sprintf("Deployment %s has minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, replicasOf(d))
 	default:
 		c.Reason = samplev1alpha1.DeploymentUnavailableReason
-		c.Message = fmt.Sprintf("Deployment %s does not have minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
+		c.Message = fmt.Sprintf("Deployment %s does not have minimum availability: %d of %d replicas available", d.Name, d.Status.AvailableReplicas, replicasOf(d))
 	}
 	return c
 }
@@ -216,7 +216,7 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 		degraded.Message = fmt.Sprintf("Deployment %s cannot create pods (%s): %s", d.Name, failure.Reason, failure.Message)
 	}
 
-	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	replicas := replicasOf(d)
 	reason, waiting := samplev1alpha1.RolloutInProgressReason, ""
 	switch {
 	case d.Generation > d.Status.ObservedGeneration:
@@ -303,7 +303,7 @@ func readyCondition(obs observation, available, progressing, degraded metav1.Con
 // rolledOut reports whether d runs all its replicas on its current template, available,
 // and no others: what a rename waits for before deleting the old Deployment.
 func rolledOut(d *appsv1.Deployment) bool {
-	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	replicas := replicasOf(d)
 	return available(d) && d.Status.UpdatedReplicas == replicas && d.Status.AvailableReplicas >= replicas && d.Status.Replicas == replicas
 }
 

@@ -132,8 +132,7 @@ var _ = BeforeSuite(func() {
 	mgrCfg.UserAgent = FieldManager // as main.go sets it
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 scheme.Scheme,
-		Cache:                  CacheOptions(nil),
-		MapperProvider:         RESTMapperProvider(scheme.Scheme), // as main.go
+		Cache:                  cache.Options{ByObject: CachedObjects()}, // as main.go
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})

@@ -4,7 +4,7 @@
 # The project keeps the layout it was designed with: main.go, api/ and controllers/ at the
 # top. PROJECT declares the go.kubebuilder.io/v4 layout, the only Go layout operator-sdk
 # v1.42 has, whose scaffolding writes to cmd/main.go and internal/controller/. This script
-# moves main.go and controllers/ there, runs `bin/operator-sdk "$@"`, and moves them back
+# moves main.go (with manager.go, its manager wiring) and controllers/ there, runs `bin/operator-sdk "$@"`, and moves them back
 # with what it added (package controller renamed controllers, main.go's import of it
 # restored); webhooks stay in internal/webhook/, where the v4 layout puts them. Then
 # `make generate manifests` (operator-sdk's own `make generate` would run in the moved tree). `make test-scaffold` runs it on a copy of the tree.
@@ -17,7 +17,7 @@ module=$(go list -m)
 
 [ ! -e cmd ] && [ ! -e internal/controller ] || { echo "cmd/ or internal/controller/ exists: a scaffold was interrupted? Move them back first." >&2; exit 1; }
 mkdir -p cmd internal
-mv main.go cmd/main.go
+mv main.go manager.go cmd/
 mv controllers internal/controller
 # Every importer of the package follows it (operator-sdk runs go mod tidy).
 importers=$(grep -rl --include='*.go' --exclude-dir=bin "\"$module/controllers\"" . || true)
@@ -35,14 +35,14 @@ fi
 
 restore() {
 	[ -z "$placeholder" ] || rm -f "$placeholder"
-	mv cmd/main.go main.go
+	mv cmd/main.go cmd/manager.go .
 	rmdir cmd
 	mv internal/controller controllers
 	rmdir internal 2>/dev/null || true # kept when it holds webhooks
 	sed -i 's/^package controller$/package controllers/' controllers/*.go
 	# The scaffold imports the controllers package a second time, as "controller", and
 	# uses that name for the reconcilers it sets up.
-	importers=${importers//.\/cmd\/main.go/main.go}
+	importers=${importers//.\/cmd\//.\/}
 	sed -i "s#\"$module/internal/controller\"#\"$module/controllers\"#" $importers
 	sed -i 's/(&controller\.\([A-Za-z0-9]*Reconciler\){/(\&controllers.\1{/' main.go
 	sed -i "s#^\tcontrollers \"$module/controllers\"#\t\"$module/controllers\"#" main.go

@@ -33,10 +33,8 @@ const (
 	ProgressingCondition = "Progressing"
 
 	// DegradedCondition is True when the operator cannot bring the Deployment to the state
-	// the Foo asks for, or its Deployment cannot run the replicas it should. Its reason says
-	// why: DeploymentConflict, FieldManagerConflict, InvalidSpec, DeploymentWriteFailed,
-	// DeploymentReadFailed, FieldOwnershipUnreadable, InternalError, DeploymentUnwatched,
-	// ProgressDeadlineExceeded, ReplicaFailure or ReplicasUnavailable.
+	// the Foo asks for, or its Deployment cannot run the replicas it should. Its reason, one
+	// of the reasons below, says why; docs/api.md lists them (docs/reasons_test.go checks).
 	DegradedCondition = "Degraded"
 )
 

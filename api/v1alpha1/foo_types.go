@@ -58,6 +58,19 @@ type FooSpec struct {
 	Image string `json:"image,omitempty"`
 }
 
+// DefaultReplicas is the default of spec.replicas: the +kubebuilder:default marker above
+// writes the same into the CRD, and a test (api/v1alpha1) checks that they agree.
+const DefaultReplicas int32 = 1
+
+// DesiredReplicas is spec.replicas, or its default when the API server did not default it
+// (a Foo built in Go and never stored, or stored before the CRD had a default).
+func (s *FooSpec) DesiredReplicas() int32 {
+	if s.Replicas == nil {
+		return DefaultReplicas
+	}
+	return *s.Replicas
+}
+
 // FooStatus is the observed state of a Foo. The operator rebuilds it from the Deployment on
 // every reconcile and writes it only when it changed.
 type FooStatus struct {

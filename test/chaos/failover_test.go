@@ -38,8 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
-	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/framework"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // faultSpecs are scenarios 1 and 2 of the suite.
@@ -248,7 +248,7 @@ func expectConverged(ns string, n int) int {
 		ready = 0
 		for _, f := range foos.Items {
 			if meta.IsStatusConditionTrue(f.Status.Conditions, samplev1alpha1.ReadyCondition) &&
-				f.Status.ObservedGeneration == f.Generation && f.Status.AvailableReplicas == ptr.Deref(f.Spec.Replicas, 1) {
+				f.Status.ObservedGeneration == f.Generation && f.Status.AvailableReplicas == f.Spec.DesiredReplicas() {
 				ready++
 			}
 		}
@@ -281,7 +281,7 @@ func expectConverged(ns string, n int) int {
 func leaseDuration() time.Duration {
 	GinkgoHelper()
 	lease := &coordinationv1.Lease{}
-	Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: controllers.LeaderElectionID}, lease)).To(Succeed())
+	Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: suite.LeaderElectionLease()}, lease)).To(Succeed())
 	return time.Duration(ptr.Deref(lease.Spec.LeaseDurationSeconds, 0)) * time.Second
 }
 

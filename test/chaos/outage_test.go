@@ -38,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
-	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
@@ -119,7 +118,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 			figures.add(scenario, "writes to unchanged Foos and their Deployments after the outage", len(others))
 		}
 		// The restarted replica starts its informers once the API server is ready
-		// (controllers.NewCache) and keeps its pod's identity (main.go podLeaderLock), so the
+		// (main.go newCache) and keeps its pod's identity (main.go podLeaderLock), so the
 		// Lease it held is still its own: it renews it at its first try instead of waiting, as
 		// a stranger must, a Lease duration (20 s) from when it first read the Lease.
 		first := firstWrite(readAudit(), operator.name, back).Sub(back)
@@ -153,7 +152,7 @@ func apiAnswers() error {
 			return err
 		}
 	}
-	return asOperator.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: controllers.LeaderElectionID}, &coordinationv1.Lease{})
+	return asOperator.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: suite.LeaderElectionLease()}, &coordinationv1.Lease{})
 }
 
 // clusterComponent is a process of the local cluster, which kwokctl (runtime binary) started

@@ -59,7 +59,7 @@ func expectHPAScaling() {
 
 	hpa := suite.SampleHPA(ns.Name, foo.Name)
 	minReplicas, maxReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1), hpa.Spec.MaxReplicas
-	Expect(ptr.Deref(foo.Spec.Replicas, 1)).To(Equal(minReplicas), "the sample Foo starts at minReplicas")
+	Expect(foo.Spec.DesiredReplicas()).To(Equal(minReplicas), "the sample Foo starts at minReplicas")
 
 	replicas := recordReplicas(ns.Name, foo.Name, foo.Spec.DeploymentName)
 	Expect(k8s.Create(context.Background(), hpa)).To(Succeed())
@@ -100,7 +100,7 @@ func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-		g.Expect(ptr.Deref(got.Spec.Replicas, 1)).To(Equal(n))
+		g.Expect(got.Spec.DesiredReplicas()).To(Equal(n))
 		g.Expect(got.Status.AvailableReplicas).To(Equal(n))
 		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())

@@ -125,7 +125,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 		foo := sampleFoo(fooNS)
 		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-		replicas := ptr.Deref(foo.Spec.Replicas, 1)
+		replicas := foo.Spec.DesiredReplicas()
 		Eventually(func(g Gomega) {
 			got := &samplev1alpha1.Foo{}
 			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
@@ -215,7 +215,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 				g.Expect(d.UID).To(Equal(uids[d.Name]), "the Deployment was replaced")
 				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operandV2))
 				pods := runningPods(g, fooNS, foo.Name)
-				g.Expect(pods).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
+				g.Expect(pods).To(HaveLen(int(foo.Spec.DesiredReplicas())))
 				for _, p := range pods {
 					g.Expect(p.Spec.Containers[0].Image).To(Equal(operandV2), "pod %s", p.Name)
 				}
@@ -297,7 +297,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			got := &samplev1alpha1.Foo{}
 			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
-			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(ptr.Deref(foo.Spec.Replicas, 1))))
+			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(foo.Spec.DesiredReplicas())))
 		}).Should(Succeed())
 	})
 
@@ -476,7 +476,7 @@ func expectFooReady(foo *samplev1alpha1.Foo) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", got.Status.Conditions)
-		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(ptr.Deref(got.Spec.Replicas, 1))))
+		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(got.Spec.DesiredReplicas())))
 	}).Should(Succeed())
 }
 

@@ -32,6 +32,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // Root is the repository's root, absolute: the directory above the working directory that
@@ -80,4 +83,24 @@ func FreePort() (int, error) {
 		return 0, errors.New("a TCP listener without a TCP address")
 	}
 	return addr.Port, nil
+}
+
+// LeaderElectionLease is the name of the Lease the operator's replicas elect a leader with:
+// the one its leader election Role (config/rbac/leader_election_role.yaml) may update,
+// which main_test.go checks is the one main.go uses.
+func LeaderElectionLease() (string, error) {
+	raw, err := os.ReadFile(filepath.Join(Root(), "config", "rbac", "leader_election_role.yaml"))
+	if err != nil {
+		return "", err
+	}
+	var role rbacv1.Role
+	if err := yaml.Unmarshal(raw, &role); err != nil {
+		return "", err
+	}
+	for _, rule := range role.Rules {
+		if len(rule.ResourceNames) == 1 {
+			return rule.ResourceNames[0], nil
+		}
+	}
+	return "", errors.New("config/rbac/leader_election_role.yaml names no Lease")
 }

@@ -83,7 +83,7 @@ func expectHPAScalesOnLoad(foo *samplev1alpha1.Foo) {
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-		peak = ptr.Deref(got.Spec.Replicas, 1)
+		peak = got.Spec.DesiredReplicas()
 		g.Expect(peak).To(BeNumerically(">", minReplicas), "the HPA scaled the Foo up")
 		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
@@ -95,7 +95,7 @@ func expectHPAScalesOnLoad(foo *samplev1alpha1.Foo) {
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-		g.Expect(ptr.Deref(got.Spec.Replicas, 1)).To(Equal(minReplicas))
+		g.Expect(got.Spec.DesiredReplicas()).To(Equal(minReplicas))
 		g.Expect(readyPodIPs(g, foo)).To(HaveLen(int(minReplicas)))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	AddReportEntry("HorizontalPodAutoscaler on real CPU", fmt.Sprintf("scaled up %d → %d in %v under load, down to %d in %v after it stopped",

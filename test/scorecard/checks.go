@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -47,10 +48,17 @@ func readyWith(foo *samplev1alpha1.Foo, replicas int32) error {
 	return nil
 }
 
-// podLabels select the pods of foo: the operator's Deployment selector (app=nginx,
-// controller=<name>, kubernetes/sample-controller's labels), which status.selector publishes.
-func podLabels(foo *samplev1alpha1.Foo) map[string]string {
-	return map[string]string{"app": "nginx", "controller": foo.Name}
+// podSelector selects the pods of foo by the selector its status publishes (status.selector,
+// what an autoscaler of the Foo uses).
+func podSelector(foo *samplev1alpha1.Foo) (labels.Selector, error) {
+	if foo.Status.Selector == "" {
+		return nil, fmt.Errorf("the Foo %s publishes no status.selector", klog.KObj(foo))
+	}
+	sel, err := labels.Parse(foo.Status.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("the status.selector %q of Foo %s: %w", foo.Status.Selector, klog.KObj(foo), err)
+	}
+	return sel, nil
 }
 
 // readyPods are the pods that are Ready and not being deleted.

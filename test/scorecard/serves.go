@@ -124,7 +124,7 @@ func (t *servesTest) create(ctx context.Context) error {
 	if err := t.c.Create(ctx, foo); err != nil {
 		return fmt.Errorf("create Foo %s: %w", klog.KObj(foo), err)
 	}
-	t.foo, t.replicas = foo, ptr.Deref(foo.Spec.Replicas, 1)
+	t.foo, t.replicas = foo, foo.Spec.DesiredReplicas()
 	t.log.logf("created Foo %s (deploymentName %s, replicas %d)", klog.KObj(foo), foo.Spec.DeploymentName, t.replicas)
 	return nil
 }
@@ -149,8 +149,12 @@ func (t *servesTest) operandAnswers(ctx context.Context) error {
 
 // podsAnswer lists the Foo's pods and asks each Ready one for /. It fails when none is Ready.
 func (t *servesTest) podsAnswer(ctx context.Context) error {
+	sel, err := podSelector(t.foo)
+	if err != nil {
+		return err
+	}
 	var pods corev1.PodList
-	if err := t.c.List(ctx, &pods, client.InNamespace(t.namespace), client.MatchingLabels(podLabels(t.foo))); err != nil {
+	if err := t.c.List(ctx, &pods, client.InNamespace(t.namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return fmt.Errorf("list the pods of Foo %s: %w", klog.KObj(t.foo), err)
 	}
 	ready := readyPods(pods.Items)
@@ -220,7 +224,7 @@ func (t *servesTest) scaled(ctx context.Context) error {
 	if err := t.ready(ctx); err != nil {
 		return err
 	}
-	if got := ptr.Deref(t.foo.Spec.Replicas, 1); got != t.replicas {
+	if got := t.foo.Spec.DesiredReplicas(); got != t.replicas {
 		return fmt.Errorf("the Foo's spec.replicas is %d, want %d", got, t.replicas)
 	}
 	var d appsv1.Deployment

@@ -94,3 +94,11 @@ func Clients(cfg *rest.Config, addToScheme ...func(*runtime.Scheme) error) (clie
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return k8s, clientset
 }
+
+// LeaderElectionLease is framework.LeaderElectionLease, failing the spec on an error.
+func LeaderElectionLease() string {
+	ginkgo.GinkgoHelper()
+	name, err := framework.LeaderElectionLease()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return name
+}

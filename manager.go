@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package main
 
 import (
 	"context"
@@ -29,20 +29,41 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/example/foo-operator/controllers"
 )
+
+// leaderElectionID names the Lease the replicas of the operator elect a leader with. The
+// leader election Role (config/rbac/leader_election_role.yaml) grants updates of this
+// Lease only; main_test.go checks that the two agree.
+const leaderElectionID = "foo-operator.samplecontroller.example.com"
+
+// cacheOptions configures the manager's cache: the objects the reconciler reads, as it
+// needs them cached (controllers.CachedObjects), in the given namespaces (all when none
+// are given).
+func cacheOptions(namespaces []string) cache.Options {
+	opts := cache.Options{ByObject: controllers.CachedObjects()}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return opts
+}
 
 // Starting without the API server: an operator that lost its Lease in an outage exits, and
 // the kubelet starts it again while the API server (or etcd behind it) may still be down.
-// RESTMapperProvider lets it start then; NewCache lets it resume as soon as the API server
+// restMapperProvider lets it start then; newCache lets it resume as soon as the API server
 // is back. test/chaos runs the outages.
 
-// NewCache is the manager's NewCache: controller-runtime's cache, whose informers start
+// newCache is the manager's NewCache: controller-runtime's cache, whose informers start
 // only once the API server is ready (it answers /readyz, polled every 500 ms). Started
 // while the API server is down, the informers' lists would fail and be retried with
 // client-go's growing backoff (up to 30 s, jittered to 60 s), and the operator, which waits
 // for its caches before it asks for the Lease, would resume that long after the API server
 // came back. Its health probes are served meanwhile.
-func NewCache(config *rest.Config, opts cache.Options) (cache.Cache, error) {
+func newCache(config *rest.Config, opts cache.Options) (cache.Cache, error) {
 	c, err := cache.New(config, opts)
 	if err != nil {
 		return nil, err
@@ -77,14 +98,14 @@ func (c *readyCache) Start(ctx context.Context) error {
 	return c.Cache.Start(ctx)
 }
 
-// RESTMapperProvider is the manager's MapperProvider: controller-runtime's dynamic
+// restMapperProvider is the manager's MapperProvider: controller-runtime's dynamic
 // RESTMapper, except that the kinds the manager caches (cachedKinds) are known without
 // asking the API server. Setting up the manager's cache looks up whether they are
 // namespaced; with discovery alone, an operator started while the API server is unreachable
 // exits and, restarted by the kubelet, fails again until the API server is back, with the
 // kubelet's backoff delaying its recovery by up to 5 minutes. With this mapper it starts,
 // serves its probes and waits for the API server.
-func RESTMapperProvider(scheme *runtime.Scheme) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
+func restMapperProvider(scheme *runtime.Scheme) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
 	return func(config *rest.Config, httpClient *http.Client) (meta.RESTMapper, error) {
 		kinds, err := cachedKinds(scheme)
 		if err != nil {
@@ -104,12 +125,12 @@ func RESTMapperProvider(scheme *runtime.Scheme) func(*rest.Config, *http.Client)
 	}
 }
 
-// cachedKinds are the kinds of the objects the manager caches (CacheOptions), which are
+// cachedKinds are the kinds of the objects the manager caches (controllers.CachedObjects), which are
 // all namespaced: a cluster-scoped kind added to the cache would map wrongly here, and the
 // envtest suite's comparison with the API server's discovery fails.
 func cachedKinds(scheme *runtime.Scheme) ([]schema.GroupVersionKind, error) {
 	var kinds []schema.GroupVersionKind
-	for obj := range CacheOptions(nil).ByObject {
+	for obj := range controllers.CachedObjects() {
 		gvk, err := apiutil.GVKForObject(obj, scheme)
 		if err != nil {
 			return nil, err

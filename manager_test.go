@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package main
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -50,7 +51,7 @@ func TestRESTMapperWithoutAPIServer(t *testing.T) {
 	s := runtime.NewScheme()
 	g.Expect(clientgoscheme.AddToScheme(s)).To(Succeed())
 	g.Expect(samplev1alpha1.AddToScheme(s)).To(Succeed())
-	mapper, err := RESTMapperProvider(s)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+	mapper, err := restMapperProvider(s)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
 	g.Expect(err).NotTo(HaveOccurred())
 	kinds, err := cachedKinds(s)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -74,7 +75,7 @@ func TestRESTMapperWithoutAPIServer(t *testing.T) {
 
 // crdsByGroupKind are the CRDs of config/crd/bases.
 func crdsByGroupKind(g Gomega) map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition {
-	paths, err := filepath.Glob(filepath.Join("..", "config", "crd", "bases", "*.yaml"))
+	paths, err := filepath.Glob(filepath.Join("config", "crd", "bases", "*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(paths).NotTo(BeEmpty())
 	crds := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
@@ -88,37 +89,58 @@ func crdsByGroupKind(g Gomega) map[schema.GroupKind]*apiextensionsv1.CustomResou
 	return crds
 }
 
-var _ = Describe("The REST mapper", func() {
-	It("maps every kind the manager caches as the API server's discovery does", func() {
-		kinds, err := cachedKinds(clientgoscheme.Scheme)
-		Expect(err).NotTo(HaveOccurred())
-		offline, err := RESTMapperProvider(clientgoscheme.Scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
-		Expect(err).NotTo(HaveOccurred())
-		dc, err := discovery.NewDiscoveryClientForConfig(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
+// The leader election Role grants get and update of the Lease the manager elects with, and
+// of no other.
+func TestLeaderElectionRoleNamesTheLease(t *testing.T) {
+	g := NewWithT(t)
+	raw, err := os.ReadFile(filepath.Join("config", "rbac", "leader_election_role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	role := &rbacv1.Role{}
+	g.Expect(yaml.Unmarshal(raw, role)).To(Succeed())
+	g.Expect(role.Rules).To(ContainElement(rbacv1.PolicyRule{
+		APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{leaderElectionID}, Verbs: []string{"get", "update"},
+	}))
+}
+
+// TestManagerOnAPIServer runs the manager's startup pieces against a real kube-apiserver
+// (envtest, KUBEBUILDER_ASSETS as make test sets it).
+func TestManagerOnAPIServer(t *testing.T) {
+	testEnv := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	cfg, err := testEnv.Start()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred(), "start envtest: run the tests with `make test`, which builds kube-apiserver and etcd and sets KUBEBUILDER_ASSETS")
+	t.Cleanup(func() { _ = testEnv.Stop() })
+
+	t.Run("the REST mapper maps every kind the manager caches as the API server's discovery does", func(t *testing.T) {
+		g := NewWithT(t)
+		kinds, err := cachedKinds(scheme)
+		g.Expect(err).NotTo(HaveOccurred())
+		offline, err := restMapperProvider(scheme)(&rest.Config{Host: "https://127.0.0.1:1"}, http.DefaultClient)
+		g.Expect(err).NotTo(HaveOccurred())
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		g.Expect(err).NotTo(HaveOccurred())
 		groups, err := restmapper.GetAPIGroupResources(dc)
-		Expect(err).NotTo(HaveOccurred())
+		g.Expect(err).NotTo(HaveOccurred())
 		discovered := restmapper.NewDiscoveryRESTMapper(groups)
 		for _, gvk := range kinds {
 			want, err := discovered.RESTMapping(gvk.GroupKind(), gvk.Version)
-			Expect(err).NotTo(HaveOccurred(), "%v", gvk)
+			g.Expect(err).NotTo(HaveOccurred(), "%v", gvk)
 			got, err := offline.RESTMapping(gvk.GroupKind(), gvk.Version)
-			Expect(err).NotTo(HaveOccurred(), "%v", gvk)
-			Expect(got.Resource).To(Equal(want.Resource), "%v", gvk)
-			Expect(got.Scope.Name()).To(Equal(want.Scope.Name()), "%v", gvk)
+			g.Expect(err).NotTo(HaveOccurred(), "%v", gvk)
+			g.Expect(got.Resource).To(Equal(want.Resource), "%v", gvk)
+			g.Expect(got.Scope.Name()).To(Equal(want.Scope.Name()), "%v", gvk)
 		}
 	})
-})
 
-var _ = Describe("The manager's cache", func() {
-	It("starts its informers only once the API server is ready", func(ctx SpecContext) {
-		httpClient, err := rest.HTTPClientFor(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
-		c, err := NewCache(testEnv.Config, cache.Options{Scheme: clientgoscheme.Scheme, HTTPClient: httpClient})
-		Expect(err).NotTo(HaveOccurred())
+	t.Run("the cache starts its informers only once the API server is ready", func(t *testing.T) {
+		g := NewWithT(t)
+		ctx := t.Context()
+		httpClient, err := rest.HTTPClientFor(cfg)
+		g.Expect(err).NotTo(HaveOccurred())
+		c, err := newCache(cfg, cache.Options{Scheme: scheme, HTTPClient: httpClient})
+		g.Expect(err).NotTo(HaveOccurred())
 		// The real readiness check answers here; a stand-in says "not ready" until told.
 		rc := c.(*readyCache)
-		Expect(rc.ready(ctx)).To(Succeed(), "envtest's /readyz")
+		g.Expect(rc.ready(ctx)).To(Succeed(), "envtest's /readyz")
 		var ready atomic.Bool
 		apiServerReady := rc.ready
 		rc.ready = func(ctx context.Context) error {
@@ -128,18 +150,19 @@ var _ = Describe("The manager's cache", func() {
 			return apiServerReady(ctx)
 		}
 		_, err = c.GetInformer(ctx, &samplev1alpha1.Foo{})
-		Expect(err).NotTo(HaveOccurred())
+		g.Expect(err).NotTo(HaveOccurred())
 		started, stop := context.WithCancel(ctx)
-		defer stop()
-		go func() { defer GinkgoRecover(); Expect(c.Start(started)).To(Succeed()) }()
+		done := make(chan error, 1)
+		go func() { done <- c.Start(started) }()
+		defer func() { stop(); g.Expect(<-done).To(Succeed()) }()
 
 		waiting, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		Expect(c.WaitForCacheSync(waiting)).To(BeFalse(), "informers started before the API server was ready")
+		g.Expect(c.WaitForCacheSync(waiting)).To(BeFalse(), "informers started before the API server was ready")
 		ready.Store(true)
 		synced, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		Expect(c.WaitForCacheSync(synced)).To(BeTrue(), "informers synced once the API server was ready")
-		Expect(c.List(ctx, &samplev1alpha1.FooList{})).To(Succeed())
+		g.Expect(c.WaitForCacheSync(synced)).To(BeTrue(), "informers synced once the API server was ready")
+		g.Expect(c.List(ctx, &samplev1alpha1.FooList{})).To(Succeed())
 	})
-})
+}
