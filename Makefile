@@ -312,9 +312,9 @@ demo: cluster-tools $(if $(filter real,$(DEMO_NODE)),node-tools) ## Start a loca
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: node-check cluster-tools node-tools kustomize operator-sdk crane ## Install, use, upgrade and uninstall the operator through OLM on local clusters: simulated node (test/e2e), then a real one (test/node).
-	go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
-	go test -tags e2e ./test/node -v -timeout 40m -ginkgo.v
+test-e2e: node-check cluster-tools node-tools kustomize operator-sdk crane ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+	E2E_NODE=kwok go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
+	E2E_NODE=real go test -tags e2e ./test/e2e -v -timeout 40m -ginkgo.v
 
 # CHAOS_SHORT=1: the short version CI runs: 30 s outages and partitions only, and not the
 # specs labelled slow (the crash loop, the load, two of the four outages, a lone replica's

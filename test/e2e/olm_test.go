@@ -53,14 +53,9 @@ import (
 const (
 	pkgName        = suite.Package
 	serviceAccount = "foo-operator-controller-manager"
-	csvV1          = "foo-operator.v0.1.0"
-	csvV2          = "foo-operator.v0.2.0"
-	// operandV2 is v0.2.0's default operand image (RELATED_IMAGE_NGINX): the upgrade
-	// changes every Foo's pods.
-	operandV2 = "docker.io/nginxinc/nginx-unprivileged:1.29.1-alpine"
 )
 
-var _ = Describe("The operator installed through OLM", Ordered, func() {
+var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ordered, func() {
 	var (
 		catalogV1, catalogV2 string
 		installNS            = "foo-operator-e2e"
@@ -104,7 +99,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 
 	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
 		began := time.Now()
-		subscribe(installNS, operatorsv1alpha1.ApprovalManual, csvV1)
+		subscription(installNS, "olm", "foo-catalog", startingAt(csvV1))
 
 		By("approving the Subscription's InstallPlan")
 		approveInstallPlan(installNS, csvV1)
@@ -261,7 +256,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
 		})).To(Succeed())
-		subscribe(multiNS, operatorsv1alpha1.ApprovalAutomatic, "")
+		subscription(multiNS, "olm", "foo-catalog", nil)
 		suite.ExpectCSVSucceeded(k8s, multiNS, csvV2)
 		expectScopedTo(multiNS, targets, []string{"team-c", "default"})
 
@@ -283,7 +278,7 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		const globalNS = "operators"
 		DeferCleanup(dumpOLMStateOnFailure, globalNS)
 		began := time.Now()
-		subscribe(globalNS, operatorsv1alpha1.ApprovalAutomatic, "")
+		subscription(globalNS, "olm", "foo-catalog", nil)
 		// The catalog now serves v0.2.0 at the head of stable.
 		suite.ExpectCSVSucceeded(k8s, globalNS, csvV2)
 		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(began).Round(time.Second).String())
@@ -316,18 +311,6 @@ var _ = Describe("The operator installed through OLM", Ordered, func() {
 		expectDrainWithinAvailability()
 	})
 })
-
-// subscribe subscribes ns to the package's stable channel of the foo-catalog CatalogSource.
-func subscribe(ns string, approval operatorsv1alpha1.Approval, startingCSV string) {
-	GinkgoHelper()
-	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
-		ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns},
-		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			Package: pkgName, Channel: "stable", CatalogSource: "foo-catalog", CatalogSourceNamespace: "olm",
-			InstallPlanApproval: approval, StartingCSV: startingCSV,
-		},
-	})).To(Succeed())
-}
 
 // uninstall deletes the Subscription and the CSV in ns, as the README says, and waits until
 // OLM removed the operator's Deployment.
@@ -379,23 +362,6 @@ func serveCatalog(name, dir string) {
 		g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
 		g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
 		g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
-	}).Should(Succeed())
-}
-
-// approveInstallPlan approves the InstallPlan the Subscription points at once it installs
-// csv, as `operator-sdk run bundle` does with a Manual Subscription.
-func approveInstallPlan(ns, csv string) {
-	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		sub := &operatorsv1alpha1.Subscription{}
-		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: pkgName}, sub)).To(Succeed())
-		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil(), "the Subscription has no InstallPlan yet")
-		plan := &operatorsv1alpha1.InstallPlan{}
-		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: sub.Status.InstallPlanRef.Name}, plan)).To(Succeed())
-		g.Expect(plan.Spec.ClusterServiceVersionNames).To(ContainElement(csv))
-		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseRequiresApproval))
-		plan.Spec.Approved = true
-		g.Expect(k8s.Update(context.Background(), plan)).To(Succeed())
 	}).Should(Succeed())
 }
 

@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"context"
@@ -71,7 +71,7 @@ const (
 // bundleClusterRoles are the ClusterRoles of the bundle's manifests.
 var bundleClusterRoles = []string{"foo-operator-foo-editor-role", "foo-operator-foo-viewer-role", "foo-operator-metrics-reader"}
 
-var _ = Describe("OLM v1", Ordered, func() {
+var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 	var fooNS, manifest string
 	var foo *samplev1alpha1.Foo
 

@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"crypto/tls"
@@ -42,7 +42,7 @@ var podman = filepath.Join(framework.Root(), "hack", "images.sh") + " podman"
 
 // Bad input to make release: one line that says what to do, and nothing half-released (the
 // BeforeSuite's releases are the ones that succeed).
-var _ = Describe("make release", func() {
+var _ = Describe("make release", Label(RealNode), func() {
 	// failedRelease runs make release of tree to base with tool, trusting cas, which must
 	// fail, and returns the release's last line after checking that base's registry holds no
 	// catalog.

@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"net/http"
@@ -39,7 +39,7 @@ import (
 // operator-sdk resolves each tag in the registry the image names, so the release's copy of
 // config/manager names the operand in the cluster's registry by its address (a release with
 // internet resolves docker.io's).
-var _ = Describe("A release pinned by digest", Ordered, func() {
+var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() {
 	var ns, dir, bundle string
 	var operator, operand, scorecardTests string
 

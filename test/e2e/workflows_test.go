@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"context"
@@ -46,7 +46,7 @@ import (
 
 const fooCRD = "foos.samplecontroller.example.com"
 
-var _ = Describe("operator-sdk run bundle and scorecard", Ordered, func() {
+var _ = Describe("operator-sdk run bundle and scorecard", Label(RealNode), Ordered, func() {
 	// ns is where operator-sdk runs the operator, watching scorecardNS, where the Foos and
 	// the scorecard's test pods run under Pod Security restricted. ns is not restricted:
 	// operator-sdk v1.42.2 leaves the securityContext of its registry pod's init container
@@ -100,7 +100,7 @@ var _ = Describe("operator-sdk run bundle and scorecard", Ordered, func() {
 	})
 })
 
-var _ = Describe("The operator installed from a catalog image", Ordered, func() {
+var _ = Describe("The operator installed from a catalog image", Label(RealNode), Ordered, func() {
 	// The CatalogSource lives in OLM's namespace, as operatorhub.io's does: OLM runs its
 	// registry pod and its bundle-unpack Jobs there. Upstream OLM's catalog-operator (without
 	// --set-workload-user-id) leaves those pods' runAsNonRoot unset, so a namespace enforcing
@@ -232,7 +232,7 @@ var _ = Describe("The operator installed from a catalog image", Ordered, func() 
 })
 
 // Broken bundles fail the scorecard test that covers what they broke, and only it.
-var _ = Describe("operator-sdk scorecard on broken bundles", Ordered, func() {
+var _ = Describe("operator-sdk scorecard on broken bundles", Label(RealNode), Ordered, func() {
 	var ns, scorecardNS string
 	BeforeAll(func() { ns, scorecardNS = newNamespace("broken", false), newNamespace("scorecard-broken", true) })
 	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })

@@ -16,11 +16,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"context"
-	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,7 +35,7 @@ import (
 // The upgrade graph as config/catalog/template.yaml asks releases to write it (catalogV3 is
 // rendered from such a template): each release skips every earlier one, and a deprecated
 // release says so through OLM.
-var _ = Describe("The catalog's upgrade graph", Ordered, func() {
+var _ = Describe("The catalog's upgrade graph", Label(RealNode), Ordered, func() {
 	const catalogNS, catalogName = "olm", "foo-catalog-graph"
 	var ns string
 
@@ -53,9 +52,7 @@ var _ = Describe("The catalog's upgrade graph", Ordered, func() {
 	})
 
 	It("shows v0.1.0 deprecated in the Subscription, and upgrades it past v0.2.0 to v0.3.0 in one step", func() {
-		subscribe(ns, catalogNS, catalogName, catalogV3, func(spec *operatorsv1alpha1.SubscriptionSpec) {
-			spec.StartingCSV, spec.InstallPlanApproval = csvV1, operatorsv1alpha1.ApprovalManual
-		})
+		subscribe(ns, catalogNS, catalogName, catalogV3, startingAt(csvV1))
 		approveInstallPlan(ns, csvV1)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 
@@ -86,22 +83,3 @@ var _ = Describe("The catalog's upgrade graph", Ordered, func() {
 		}).Should(Succeed(), "v0.3.0 is not deprecated")
 	})
 })
-
-// approveInstallPlan waits for the InstallPlan in ns that installs csv and approves it.
-func approveInstallPlan(ns, csv string) {
-	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		plans := &operatorsv1alpha1.InstallPlanList{}
-		g.Expect(k8s.List(context.Background(), plans, client.InNamespace(ns))).To(Succeed())
-		i := slices.IndexFunc(plans.Items, func(p operatorsv1alpha1.InstallPlan) bool {
-			return slices.Contains(p.Spec.ClusterServiceVersionNames, csv)
-		})
-		g.Expect(i).NotTo(Equal(-1), "an InstallPlan for %s", csv)
-		plan := &plans.Items[i]
-		if !plan.Spec.Approved {
-			patch := client.MergeFrom(plan.DeepCopy())
-			plan.Spec.Approved = true
-			g.Expect(k8s.Patch(context.Background(), plan, patch)).To(Succeed())
-		}
-	}).Should(Succeed())
-}

@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package node
+package e2e
 
 import (
 	"context"
@@ -291,7 +291,7 @@ func expectClusterRolesGone(ns string) {
 
 // subscribe installs the package in ns as a user does through OLM v0: a CatalogSource named
 // catalogName in catalogNS serving image (its registry pod under Pod Security restricted),
-// and a Subscription to the stable channel; adjust changes the Subscription's spec.
+// and a Subscription to it (subscription).
 func subscribe(ns, catalogNS, catalogName, image string, adjust func(*operatorsv1alpha1.SubscriptionSpec)) {
 	GinkgoHelper()
 	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
@@ -301,14 +301,52 @@ func subscribe(ns, catalogNS, catalogName, image string, adjust func(*operatorsv
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
 		},
 	})).To(Succeed())
+	subscription(ns, catalogNS, catalogName, adjust)
+}
+
+// subscription subscribes ns to the package's stable channel in the CatalogSource
+// catalogNS/catalogName, with Automatic approval; adjust, if any, changes the spec.
+func subscription(ns, catalogNS, catalogName string, adjust func(*operatorsv1alpha1.SubscriptionSpec)) {
+	GinkgoHelper()
 	spec := &operatorsv1alpha1.SubscriptionSpec{
 		Package: suite.Package, Channel: "stable", CatalogSource: catalogName, CatalogSourceNamespace: catalogNS,
 		InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
 	}
-	adjust(spec)
+	if adjust != nil {
+		adjust(spec)
+	}
 	Expect(k8s.Create(context.Background(), &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: suite.Package, Namespace: ns}, Spec: spec,
 	})).To(Succeed())
+}
+
+// startingAt is a Subscription that starts at csv, with Manual approval (as operator-sdk
+// run bundle makes it): each InstallPlan waits for approveInstallPlan.
+func startingAt(csv string) func(*operatorsv1alpha1.SubscriptionSpec) {
+	return func(spec *operatorsv1alpha1.SubscriptionSpec) {
+		spec.StartingCSV, spec.InstallPlanApproval = csv, operatorsv1alpha1.ApprovalManual
+	}
+}
+
+// approveInstallPlan approves the InstallPlan in ns that installs csv, which waits for
+// approval.
+func approveInstallPlan(ns, csv string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		plans := &operatorsv1alpha1.InstallPlanList{}
+		g.Expect(k8s.List(context.Background(), plans, client.InNamespace(ns))).To(Succeed())
+		i := slices.IndexFunc(plans.Items, func(p operatorsv1alpha1.InstallPlan) bool {
+			return slices.Contains(p.Spec.ClusterServiceVersionNames, csv)
+		})
+		g.Expect(i).NotTo(Equal(-1), "an InstallPlan for %s", csv)
+		plan := &plans.Items[i]
+		if !plan.Spec.Approved {
+			g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseRequiresApproval))
+			patch := client.MergeFrom(plan.DeepCopy())
+			plan.Spec.Approved = true
+			g.Expect(k8s.Patch(context.Background(), plan, patch)).To(Succeed())
+		}
+	}).Should(Succeed())
 }
 
 // unsubscribe uninstalls what subscribe installed as a user does (the Subscription, the
