@@ -266,8 +266,8 @@ func TestBundleCSVDeclarations(t *testing.T) {
 	g.Expect(slices.Sorted(maps.Keys(features))).To(Equal([]string{"cnf", "cni", "csi", "disconnected", "fips-compliant",
 		"proxy-aware", "tls-profiles", "token-auth-aws", "token-auth-azure", "token-auth-gcp"}))
 	// "true" only where a test shows it (docs/olm.md names each). disconnected is "true" only
-	// in a release bundle pinned by digest (make bundle USE_IMAGE_DIGESTS=true, test/node).
-	shown := map[string]string{"proxy-aware": "test/node: sends its requests through the proxy OLM passes it"}
+	// in a release bundle pinned by digest (make bundle USE_IMAGE_DIGESTS=true, test/e2e on a real node).
+	shown := map[string]string{"proxy-aware": "test/e2e on a real node: sends its requests through the proxy OLM passes it"}
 	for name, v := range features {
 		if _, ok := shown[name]; ok {
 			g.Expect(v).To(Equal("true"), "%s: %s", name, shown[name])

@@ -60,12 +60,13 @@ const (
 	tmpVolume = "tmp"
 )
 
-// selectorLabels are the labels that select a Foo's pods. They are sample-controller's and,
+// SelectorLabels are the labels that select the pods of the Foo named fooName (its
+// Deployment's selector, published in status.selector). They are sample-controller's and,
 // being the immutable Deployment selector, never change.
-func selectorLabels(foo *samplev1alpha1.Foo) map[string]string {
+func SelectorLabels(fooName string) map[string]string {
 	return map[string]string{
 		"app":        "nginx",
-		"controller": foo.Name,
+		"controller": fooName,
 	}
 }
 
@@ -73,13 +74,13 @@ func selectorLabels(foo *samplev1alpha1.Foo) map[string]string {
 // lets change, is the one deploymentFor gives foo's Deployments.
 func madeFor(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 	return d.Spec.Selector != nil && len(d.Spec.Selector.MatchExpressions) == 0 &&
-		maps.Equal(d.Spec.Selector.MatchLabels, selectorLabels(foo))
+		maps.Equal(d.Spec.Selector.MatchLabels, SelectorLabels(foo.Name))
 }
 
 // deploymentLabels are the labels of a Foo's Deployment and pods: the selector labels plus
 // the recommended app.kubernetes.io labels.
 func deploymentLabels(foo *samplev1alpha1.Foo) map[string]string {
-	labels := selectorLabels(foo)
+	labels := SelectorLabels(foo.Name)
 	labels["app.kubernetes.io/name"] = "nginx"
 	labels["app.kubernetes.io/instance"] = foo.Name
 	labels["app.kubernetes.io/component"] = "web-server"
@@ -130,7 +131,7 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 			WithBlockOwnerDeletion(true)).
 		WithSpec(appsv1ac.DeploymentSpec().
 			WithReplicas(foo.Spec.DesiredReplicas()).
-			WithSelector(metav1ac.LabelSelector().WithMatchLabels(selectorLabels(foo))).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(foo.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(labels).
 				WithSpec(corev1ac.PodSpec().

@@ -41,8 +41,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -57,7 +56,7 @@ import (
 
 const (
 	operatorNamespace = "foo-operator-system"
-	serviceAccount    = "foo-operator-controller-manager"
+	serviceAccount    = suite.OperatorServiceAccount
 	operatorUser      = "system:serviceaccount:" + operatorNamespace + ":" + serviceAccount
 )
 
@@ -72,10 +71,13 @@ var (
 	managerBin string          // the operator, built once
 	kubeconfig string          // a token of the operator's service account, for kubectl auth can-i
 	asOperator client.Client   // a client with that token: what the API server answers the operator
-	cfg        *rest.Config
-	k8s        client.Client
-	clientset  kubernetes.Interface
-	figures    report
+	// env is the cluster with its admin's clients, which the helpers of test/framework/suite
+	// act on; cfg, k8s and clientset are its.
+	env       *suite.Env
+	cfg       *rest.Config
+	k8s       client.Client
+	clientset kubernetes.Interface
+	figures   report
 )
 
 func TestChaos(t *testing.T) {
@@ -108,25 +110,19 @@ var _ = BeforeSuite(func() {
 	managerBin = suite.BuildManager(work)
 
 	By("starting a local cluster of the suite's own")
-	Expect(cluster.Down()).To(Succeed()) // a fresh one: the audit log starts empty
-	Expect(cluster.Up()).To(Succeed())
-	DeferCleanup(func() { Expect(cluster.Down()).To(Succeed()) })
+	env = suite.StartEnv(cluster, suite.EnvOptions{Fresh: true, Schemes: []func(*runtime.Scheme) error{samplev1alpha1.AddToScheme}}) // fresh: the audit log starts empty
+	cfg, k8s, clientset = env.Config, env.Client, env.Clientset
 	readClusterComponents()
 
-	var err error
-	cfg, err = cluster.Config()
-	Expect(err).NotTo(HaveOccurred())
-	cfg.QPS, cfg.Burst = 200, 400 // the suite creates a thousand Foos at once
-	k8s, clientset = suite.Clients(cfg, samplev1alpha1.AddToScheme)
-
 	By("installing what config/default ships (CRD, RBAC, the operator's Deployment) into a namespace that enforces Pod Security restricted")
-	Expect(k8s.Create(context.Background(), restrictedNamespace(operatorNamespace))).To(Succeed())
+	env.CreateNamespace(operatorNamespace, true)
 	manifests := suite.Run(root, nil, "bin/kustomize", "build", "config/default")
 	suite.Run(root, strings.NewReader(manifests), "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "apply", "--server-side", "-f", "-")
-	suite.Run(root, nil, "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "wait", "--for=condition=Established", "crd/foos.samplecontroller.example.com")
+	suite.Run(root, nil, "bin/kubectl", "--kubeconfig", cluster.Kubeconfig(), "wait", "--for=condition=Established", "crd/"+suite.FooCRD)
 	manager := managerContainer(manifests)
 	memoryLimit, shippedMemoryRequest = *manager.Resources.Limits.Memory(), *manager.Resources.Requests.Memory()
 
+	var err error
 	kubeconfig, err = identity("operator", cfg.Host)
 	Expect(err).NotTo(HaveOccurred())
 	operatorCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -283,14 +279,6 @@ func podUID(name string) string {
 		identities.uid[name] = string(uuid.NewUUID())
 	}
 	return identities.uid[name]
-}
-
-// restrictedNamespace is a namespace that enforces Pod Security restricted.
-func restrictedNamespace(name string) *corev1.Namespace {
-	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		"pod-security.kubernetes.io/enforce":         "restricted",
-		"pod-security.kubernetes.io/enforce-version": "latest",
-	}}}
 }
 
 // report is the table of figures the suite measured.

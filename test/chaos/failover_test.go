@@ -30,7 +30,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -100,7 +99,7 @@ func faultSpecs() {
 	It("converges every Foo exactly once through ten SIGKILLs of the leader while it writes", Slow, func() {
 		const scenario, batch, kills = "2. Crash loop: 10 SIGKILLs of the leader while it writes, a standby always waiting: 5 while it creates Deployments, 5 while it rolls them out (1,000 Foos)", 200, 10
 		const image = "example.com/nginx:rolled-out"
-		ns := newNamespace("crash-loop")
+		ns := env.CreateNamespace("crash-loop", false)
 		began := time.Now()
 		leader, standby := leaderOf(startReplica("manager-crash-0"), startReplica("manager-crash-1"))
 		type handover struct {
@@ -154,18 +153,11 @@ func faultSpecs() {
 // namespace, the leader and the follower once a fifth of the Foos have their Deployment.
 func twoReplicasConverging(namespace string, n int) (ns string, leader, follower *replica) {
 	GinkgoHelper()
-	ns = newNamespace(namespace)
+	ns = env.CreateNamespace(namespace, false)
 	leader, follower = leaderOf(startReplica("manager-a"), startReplica("manager-b"))
 	createFoos(ns, 0, n)
 	Eventually(deploymentsIn(ns)).Should(BeNumerically(">=", n/5))
 	return ns, leader, follower
-}
-
-// newNamespace creates a namespace for a spec.
-func newNamespace(name string) string {
-	GinkgoHelper()
-	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
-	return name
 }
 
 func fooName(i int) string { return fmt.Sprintf("foo-%04d", i) }

@@ -43,7 +43,7 @@ func inputSpecs() {
 	const scenario = "5. Hostile and odd input"
 
 	It("rejects hostile input at admission with an answer that names the field and what to fix", func() {
-		ns := newNamespace("input-invalid")
+		ns := env.CreateNamespace("input-invalid", false)
 		invalid := framework.InvalidFoos()
 		rejected := 0
 		for _, foo := range invalid {
@@ -63,7 +63,7 @@ func inputSpecs() {
 	})
 
 	It("handles odd but valid Foos without harm", func() {
-		ns := newNamespace("input-valid")
+		ns := env.CreateNamespace("input-valid", false)
 		startReplica("manager-input")
 		foos := map[string]samplev1alpha1.FooSpec{
 			strings.Repeat("n", 63): {DeploymentName: "longest-name", Replicas: ptr.To[int32](1)},
@@ -89,7 +89,7 @@ func inputSpecs() {
 	})
 
 	It("never touches a Deployment it does not control", func() {
-		ns := newNamespace("input-foreign")
+		ns := env.CreateNamespace("input-foreign", false)
 		startReplica("manager-foreign")
 		foreign := foreignDeployment(ns, "taken")
 		Expect(k8s.Create(context.Background(), foreign)).To(Succeed())
@@ -168,7 +168,7 @@ func inputSpecs() {
 	})
 
 	It("recovers from what others do to its objects", func() {
-		ns := newNamespace("input-others")
+		ns := env.CreateNamespace("input-others", false)
 		startReplica("manager-others")
 		Expect(k8s.Create(context.Background(), &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
 			Spec: samplev1alpha1.FooSpec{DeploymentName: "web", Replicas: ptr.To[int32](2)}})).To(Succeed())

@@ -98,7 +98,7 @@ func loadSpecs() {
 		began := time.Now()
 		var wg sync.WaitGroup
 		for i := range namespaces {
-			ns := newNamespace(nsName(i))
+			ns := env.CreateNamespace(nsName(i), false)
 			wg.Go(func() {
 				defer GinkgoRecover()
 				createFoos(ns, 0, perNamespace)

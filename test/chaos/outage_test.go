@@ -69,7 +69,7 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 	}
 	It(fmt.Sprintf("recovers from %s stopped for %v while Foos are %s, restarting as its pod would", component, outage, phase), append(labels, func() {
 		name := fmt.Sprintf("outage-%s-%s-%s", strings.TrimPrefix(component, "kube-"), outage, phase)
-		ns := newNamespace(name)
+		ns := env.CreateNamespace(name, false)
 		operator := supervise("manager-" + name)
 		Eventually(operator.leads).WithTimeout(time.Minute).Should(BeTrue())
 		createFoos(ns, 0, n)

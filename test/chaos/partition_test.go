@@ -48,7 +48,7 @@ func partitionSpec(cut time.Duration) {
 	It(fmt.Sprintf("stops the leader partitioned for %v before the other replica starts, so two leaders never write", cut), func() {
 		const n = 300
 		scenario := fmt.Sprintf("4. Partition: the leader cut off from the API server for %v while %d Foos converge, another replica reaching it", cut, n)
-		ns := newNamespace("partition-" + cut.String())
+		ns := env.CreateNamespace("partition-"+cut.String(), false)
 		network := newPartition()
 		partitionedName := "manager-partitioned-" + cut.String()
 		// Its token's kubeconfig, made before it starts, names the proxy as the API server.
@@ -95,7 +95,7 @@ func partitionAloneSpec(cut time.Duration) {
 	It(fmt.Sprintf("resumes within 5 s of a %v partition of its only replica healing, restarting as its pod would", cut), Slow, func() {
 		const n = 200
 		scenario := fmt.Sprintf("4. Partition: the only replica cut off from the API server for %v while %d Foos converge", cut, n)
-		ns := newNamespace("partition-alone-" + cut.String())
+		ns := env.CreateNamespace("partition-alone-"+cut.String(), false)
 		network := newPartition()
 		name := "manager-alone-" + cut.String()
 		_, err := identity(name, network.addr())

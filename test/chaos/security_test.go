@@ -100,7 +100,7 @@ func securitySpecs() {
 		figures.add(scenario, "operator pods admitted in "+operatorNamespace, len(admitted))
 
 		By("a Foo's pods in another restricted namespace")
-		Expect(k8s.Create(context.Background(), restrictedNamespace("restricted-tenant"))).To(Succeed())
+		env.CreateNamespace("restricted-tenant", true)
 		// An environment check, not of the operator: kube-apiserver enforces Pod Security
 		// there, so the operand pods below passed it rather than a lax namespace.
 		By("environment check: the namespace refuses a root pod")

@@ -44,10 +44,10 @@ var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() 
 	var operator, operand, scorecardTests string
 
 	BeforeAll(func() {
-		ns = newNamespace("digests", false) // not restricted: see operator-sdk run bundle's Describe
-		tree := copyTree("pinned")
-		operand = framework.InRegistry(registry, controllers.DefaultOperandImage)
-		replaceInFile(filepath.Join(tree, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operand)
+		ns = env.NewNamespace("digests", false) // not restricted: see operator-sdk run bundle's Describe
+		tree := suite.CopyTree(work, "pinned")
+		operand = framework.InRegistry(env.Registry, controllers.DefaultOperandImage)
+		suite.ReplaceInFile(filepath.Join(tree, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operand)
 		base := users.Host + "/acme/pinned/foo-operator"
 		dir = release(tree, base, "0.1.0", "USE_IMAGE_DIGESTS=true")
 		operator = pinned(base+":v0.1.0", digestOf(base+":v0.1.0"))
@@ -55,7 +55,7 @@ var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() 
 		bundle = pinned(base+"-bundle:v0.1.0", digestOf(base+"-bundle:v0.1.0"))
 		operand = pinned(operand, digestOf(operand))
 	})
-	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
+	AfterEach(func() { env.ReportOLMStateOnFailure(ns) })
 
 	It("names every image by digest: the CSV (relatedImages, disconnected), the scorecard tests, the catalog's bundle", func() {
 		csv := releaseCSV(dir)
@@ -71,24 +71,24 @@ var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() 
 		Expect(related).To(ContainElements(operator, operand))
 		Expect(related).To(HaveEach(ContainSubstring("@sha256:")))
 
-		Expect(readFile(filepath.Join(dir, "bundle", "tests", "scorecard", "config.yaml"))).To(ContainSubstring("image: " + scorecardTests + "\n"))
-		Expect(readFile(filepath.Join(dir, "catalog", suite.Package, suite.Package+".yaml"))).To(ContainSubstring("image: " + bundle + "\n"))
+		Expect(suite.ReadFile(filepath.Join(dir, "bundle", "tests", "scorecard", "config.yaml"))).To(ContainSubstring("image: " + scorecardTests + "\n"))
+		Expect(suite.ReadFile(filepath.Join(dir, "catalog", suite.Package, suite.Package+".yaml"))).To(ContainSubstring("image: " + bundle + "\n"))
 	})
 
 	It("installs with operator-sdk run bundle by the bundle's digest, the operator and its operand pulled by digest", func() {
 		began := time.Now()
-		runBundle(ns, bundle)
+		env.RunBundle(ns, bundle)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
-		expectOperatorRunning(ns, operator)
+		env.ExpectOperatorRunning(ns, operator)
 		AddReportEntry("run bundle (digests)", time.Since(began).Round(time.Second).String())
 
-		foo := createFoo(ns, "pinned", 1)
-		expectDeploymentImage(foo, operand)
-		expectServing(foo, 1, "nginx-unprivileged 1.28.0-alpine")
+		foo := env.CreateFoo(ns, "pinned", 1)
+		env.ExpectDeploymentImage(foo, operand)
+		env.ExpectServing(foo, 1, "nginx-unprivileged 1.28.0-alpine")
 	})
 
 	It("leaves nothing behind after operator-sdk cleanup", func() {
-		cleanupBundle(ns)
+		env.CleanupBundle(ns)
 	})
 })
 
@@ -112,7 +112,7 @@ func digestOf(ref string) string {
 	GinkgoHelper()
 	host, rest, _ := strings.Cut(ref, "/")
 	repo, tag, _ := strings.Cut(rest, ":")
-	resp := registryRequest(http.MethodHead, "https://"+host+"/v2/"+repo+"/manifests/"+tag, hostCAs,
+	resp := suite.RegistryRequest(http.MethodHead, "https://"+host+"/v2/"+repo+"/manifests/"+tag, env.HostCAs,
 		"application/vnd.oci.image.index.v1+json", "application/vnd.oci.image.manifest.v1+json",
 		"application/vnd.docker.distribution.manifest.list.v2+json", "application/vnd.docker.distribution.manifest.v2+json")
 	Expect(resp.Body.Close()).To(Succeed())

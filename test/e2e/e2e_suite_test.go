@@ -44,6 +44,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -84,22 +85,21 @@ var (
 	// node is the kind of the cluster's node: kwok or real.
 	node = cmp.Or(os.Getenv("E2E_NODE"), "kwok")
 	// cluster is the suite's own, apart from a `make demo` one.
-	cluster    = &framework.Cluster{Dir: filepath.Join(root, ".kwok-e2e-"+node), RealNode: node == "real"}
+	cluster = &framework.Cluster{Dir: filepath.Join(root, ".kwok-e2e-"+node), RealNode: node == "real"}
+	// env is the cluster with its admin's clients, which the helpers of test/framework/suite
+	// act on; cfg, k8s and clientset are its.
+	env        *suite.Env
 	cfg        *rest.Config
 	k8s        client.Client
 	clientset  *kubernetes.Clientset
 	work       string // the suite's scratch directory
 	managerBin string // the operator, built once, on a simulated node
 	// The rest is a real node's.
-	registry string // host:port of the cluster's registry, the mirror of public registries
 	// users is a user's registry: this machine's address under a port, a CA and an org of
 	// its own, which the node trusts and nothing mirrors. make release publishes v0.1.0 and
 	// v0.2.0 there (IMAGE_TAG_BASE users.Host/acme/foo-operator), and every workflow but the
 	// upgrade graph installs those images.
 	users *framework.Registry
-	// hostCAs is what clients on the host trust (SSL_CERT_FILE): the host's CAs, the mirror's
-	// and the user's registry's.
-	hostCAs string
 	// The images make release published.
 	operatorV1, operatorV2, bundleV1, bundleV2, catalogV1, catalogV2 string
 	// releaseV1 is make release's directory for v0.1.0 (its bundle/ and catalog/).
@@ -139,20 +139,10 @@ var _ = BeforeSuite(func() {
 	}
 
 	By("starting a local cluster (" + node + " node) and OLM of the suite's own")
-	Expect(cluster.Up()).To(Succeed())
-	DeferCleanup(func() {
-		Expect(cluster.Down()).To(Succeed())
-		if cluster.RealNode {
-			out, err := framework.Run(root, nil, []string{"LOCAL_CLUSTER_DIR=" + cluster.Dir}, "hack/real-node.sh", "leftovers")
-			Expect(err).NotTo(HaveOccurred(), "what the real node left behind:\n%s", out)
-		}
-	})
-	Expect(cluster.OLMUp()).To(Succeed())
-
-	var err error
-	cfg, err = cluster.Config()
-	Expect(err).NotTo(HaveOccurred())
-	k8s, clientset = suite.Clients(cfg, apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, samplev1alpha1.AddToScheme)
+	env = suite.StartEnv(cluster, suite.EnvOptions{OLM: true, Schemes: []func(*runtime.Scheme) error{
+		apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, samplev1alpha1.AddToScheme,
+	}})
+	cfg, k8s, clientset = env.Config, env.Client, env.Clientset
 
 	By("checking that the cluster enforces OwnerReferencesPermissionEnforcement (hack/kwokctl.yaml)")
 	expectOwnerReferencesPermissionEnforcement()
@@ -166,25 +156,22 @@ var _ = BeforeSuite(func() {
 // with make release, then builds v0.3.0 and the catalog of the upgrade graph.
 func releaseToUsersRegistry() {
 	GinkgoHelper()
-	var err error
-	registry, err = cluster.Registry()
-	Expect(err).NotTo(HaveOccurred())
-
 	By("starting the user's registry, which the node trusts and nothing mirrors")
-	users = startRegistry("users", false)
-	hostCAs = filepath.Join(work, "host-cas.crt")
-	suite.Run(root, nil, "bash", "-c", `cat "$1" "$2" >"$3"`, "cat", cluster.CABundle(), users.CA, hostCAs)
+	users = env.StartRegistry(filepath.Join(work, "users"), false)
+	hostCAs := filepath.Join(work, "host-cas.crt")
+	suite.Run(root, nil, "bash", "-c", `cat "$1" "$2" >"$3"`, "cat", env.HostCAs, users.CA, hostCAs)
+	env.HostCAs = hostCAs
 	base := users.Host + "/acme/foo-operator"
 	operatorV1, bundleV1, catalogV1 = base+":v0.1.0", base+"-bundle:v0.1.0", base+"-catalog:v0.1.0"
 	operatorV2, bundleV2, catalogV2 = base+":v0.2.0", base+"-bundle:v0.2.0", base+"-catalog:v0.2.0"
 
 	By("releasing v0.1.0 with make release, on a copy of the tree, to the user's registry")
-	releaseV1 = release(copyTree("v1"), base, "0.1.0")
+	releaseV1 = release(suite.CopyTree(work, "v1"), base, "0.1.0")
 
 	By("releasing v0.2.0 the same way, with a newer operand and its entries in the template's channels")
-	v2 := copyTree("v2")
-	replaceInFile(filepath.Join(v2, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operandV2)
-	replaceInFile(filepath.Join(v2, "config", "catalog", "template.yaml"), "  - name: "+csvV1+"\n",
+	v2 := suite.CopyTree(work, "v2")
+	suite.ReplaceInFile(filepath.Join(v2, "config", "manager", "manager.yaml"), controllers.DefaultOperandImage, operandV2)
+	suite.ReplaceInFile(filepath.Join(v2, "config", "catalog", "template.yaml"), "  - name: "+csvV1+"\n",
 		"  - name: "+csvV1+"\n  - name: "+csvV2+"\n    replaces: "+csvV1+"\n    skipRange: '>=0.1.0 <0.2.0'\n")
 	releaseV2 := release(v2, base, "0.2.0")
 

@@ -40,20 +40,20 @@ var _ = Describe("The catalog's upgrade graph", Label(RealNode), Ordered, func()
 	var ns string
 
 	BeforeAll(func() {
-		ns = newNamespace("graph", true)
+		ns = env.NewNamespace("graph", true)
 		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: ns},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{ns}},
 		})).To(Succeed())
 	})
-	AfterEach(func() { suite.ReportOLMStateOnFailure(k8s, ns) })
+	AfterEach(func() { env.ReportOLMStateOnFailure(ns) })
 	AfterAll(func() {
-		unsubscribe(ns, catalogNS, catalogName, csvV1, csvV3)
+		env.Unsubscribe(ns, catalogNS, catalogName, csvV1, csvV3)
 	})
 
 	It("shows v0.1.0 deprecated in the Subscription, and upgrades it past v0.2.0 to v0.3.0 in one step", func() {
-		subscribe(ns, catalogNS, catalogName, catalogV3, startingAt(csvV1))
-		approveInstallPlan(ns, csvV1)
+		env.Subscribe(ns, catalogNS, catalogName, catalogV3, suite.StartingAt(csvV1))
+		env.ApproveInstallPlan(ns, csvV1)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV1)
 
 		By("reading the deprecation from the Subscription's conditions")
@@ -66,9 +66,9 @@ var _ = Describe("The catalog's upgrade graph", Label(RealNode), Ordered, func()
 		}).Should(Succeed())
 
 		By("upgrading: the InstallPlan OLM proposes installs v0.3.0, whose skipRange covers v0.1.0")
-		approveInstallPlan(ns, csvV3)
+		env.ApproveInstallPlan(ns, csvV3)
 		suite.ExpectCSVSucceeded(k8s, ns, csvV3)
-		expectOperatorRunning(ns, operatorV2)
+		env.ExpectOperatorRunning(ns, operatorV2)
 		plans := &operatorsv1alpha1.InstallPlanList{}
 		Expect(k8s.List(context.Background(), plans, client.InNamespace(ns))).To(Succeed())
 		var installed []string

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,17 +46,17 @@ import (
 )
 
 // expectHPAScaling applies the HorizontalPodAutoscaler sample of config/samples to the sample
-// Foo, raises and lowers the CPU the Foo's simulated pods use, and checks that
+// Foo, raises and lowers the CPU the Foo's pods use (loadPods), and checks that
 // kube-controller-manager's HPA controller scales the Foo (through its scale subresource,
-// with metrics from metrics-server) up to maxReplicas and down to minReplicas, and that the
+// with metrics from metrics-server) up, and back down to minReplicas, and that the
 // operator's Deployment follows the Foo: it takes only values the Foo had, in their order,
 // and nothing but the operator sets its replicas.
 func expectHPAScaling() {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-hpa-"}}
 	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
-	foo := sampleFoo(ns.Name)
+	foo := suite.SampleFoo(ns.Name)
 	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-	expectFooReady(foo)
+	env.ExpectFooReady(foo)
 
 	hpa := suite.SampleHPA(ns.Name, foo.Name)
 	minReplicas, maxReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1), hpa.Spec.MaxReplicas
@@ -64,25 +65,25 @@ func expectHPAScaling() {
 	replicas := recordReplicas(ns.Name, foo.Name, foo.Spec.DeploymentName)
 	Expect(k8s.Create(context.Background(), hpa)).To(Succeed())
 
-	By("raising the CPU the Foo's pods use to 3 times their request")
+	By("raising the CPU the Foo's pods use")
 	raised := time.Now()
-	simulateCPU(foo.Name, "30m") // the pods request 10m; the HPA aims at 50 %
-	expectScaledTo(foo, maxReplicas)
+	stopLoad := loadPods(foo)
+	peak := expectScaledUp(foo, minReplicas, maxReplicas)
 	up := time.Since(raised)
 
-	By("lowering it to a tenth of their request")
+	By("lowering it")
 	lowered := time.Now()
-	simulateCPU(foo.Name, "1m")
+	stopLoad()
 	expectScaledTo(foo, minReplicas)
 	down := time.Since(lowered)
-	AddReportEntry("HorizontalPodAutoscaler", fmt.Sprintf("scaled up %d → %d in %v after the load rose, down to %d in %v after it fell",
-		minReplicas, maxReplicas, up.Round(time.Second), minReplicas, down.Round(time.Second)))
+	AddReportEntry("HorizontalPodAutoscaler", fmt.Sprintf("on a %s node: scaled up %d → %d in %v after the load rose, down to %d in %v after it fell",
+		node, minReplicas, peak, up.Round(time.Second), minReplicas, down.Round(time.Second)))
 	GinkgoWriter.Printf("HPA scale-up %v, scale-down %v\n", up.Round(time.Second), down.Round(time.Second))
 
 	// The watches deliver their last events asynchronously.
 	Eventually(func(g Gomega) {
 		fooReplicas, deploymentReplicas := replicas()
-		g.Expect(fooReplicas).To(ContainElements(minReplicas, maxReplicas))
+		g.Expect(fooReplicas).To(ContainElements(minReplicas, peak))
 		g.Expect(deploymentReplicas).NotTo(BeEmpty())
 		g.Expect(deploymentReplicas[len(deploymentReplicas)-1]).To(Equal(minReplicas))
 		g.Expect(isSubsequence(deploymentReplicas, fooReplicas)).To(BeTrue(),
@@ -102,8 +103,70 @@ func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		g.Expect(got.Spec.DesiredReplicas()).To(Equal(n))
 		g.Expect(got.Status.AvailableReplicas).To(Equal(n))
-		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
+		g.Expect(env.RunningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// loadPods raises the CPU the pods of foo use above the HPA's target, and returns what lowers
+// it again. On a simulated node, kwok reports three times their request (simulateCPU); on a
+// real node, a pod in the cluster sends them HTTP requests through a Service, and the kubelet
+// measures what they use.
+func loadPods(foo *samplev1alpha1.Foo) (stop func()) {
+	GinkgoHelper()
+	if !cluster.RealNode {
+		simulateCPU(foo.Name, "30m") // the pods request 10m; the HPA aims at 50 %
+		return func() { simulateCPU(foo.Name, "1m") }
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: foo.Name, Namespace: foo.Namespace},
+		Spec:       corev1.ServiceSpec{Selector: controllers.SelectorLabels(foo.Name), Ports: []corev1.ServicePort{{Port: 8080, TargetPort: intstr.FromInt32(8080)}}},
+	}
+	Expect(k8s.Create(context.Background(), svc)).To(Succeed())
+	load := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "load", Namespace: foo.Namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "load"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "load"}},
+				Spec: corev1.PodSpec{
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65534),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name: "load", Image: "docker.io/library/busybox:1.35.0",
+						Command: []string{"sh", "-c", fmt.Sprintf("while true; do wget -q -O /dev/null http://%s:8080/; done", svc.Name)},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+	Expect(k8s.Create(context.Background(), load)).To(Succeed())
+	return func() { Expect(k8s.Delete(context.Background(), load)).To(Succeed()) }
+}
+
+// expectScaledUp waits until the HPA scaled foo up from minReplicas, and returns to how many:
+// maxReplicas on a simulated node, whose pods use three times what the HPA aims at; on a real
+// node, what their measured CPU asks for.
+func expectScaledUp(foo *samplev1alpha1.Foo, minReplicas, maxReplicas int32) int32 {
+	GinkgoHelper()
+	if !cluster.RealNode {
+		expectScaledTo(foo, maxReplicas)
+		return maxReplicas
+	}
+	var peak int32
+	Eventually(func(g Gomega) {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		peak = got.Spec.DesiredReplicas()
+		g.Expect(peak).To(BeNumerically(">", minReplicas), "the HPA scaled the Foo up")
+		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
+	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	return peak
 }
 
 // simulateCPU sets the CPU kwok reports for every container of the Foo's pods (1m for all

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // Neighbours that kube-controller-manager's own controllers bring into play: a ResourceQuota
@@ -48,18 +49,18 @@ import (
 // Deployment's message, the serving Deployment is kept, and renaming back, one of the ways
 // out docs/api.md gives, makes the Foo Ready again.
 func expectQuotaBlockedRename() {
-	ns := newTestNamespace("foo-quota-")
+	ns := env.NewNamespace("foo-quota", false)
 	Expect(k8s.Create(context.Background(), &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: ns},
 		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}},
 	})).To(Succeed())
-	foo := sampleFoo(ns)
+	foo := suite.SampleFoo(ns)
 	foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "quota", "web-a", ptr.To[int32](2)
 	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-	expectFooReady(foo)
+	env.ExpectFooReady(foo)
 
 	By("renaming it: the new Deployment gets one pod of two under the quota")
-	patchFooSpec(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-b" })
+	env.PatchFoo(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-b" })
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
@@ -68,17 +69,17 @@ func expectQuotaBlockedRename() {
 		g.Expect(c.Message).To(SatisfyAll(HavePrefix("Deployment web-b cannot create pods (FailedCreate): "), ContainSubstring("exceeded quota: pods")))
 		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
 	}).Should(Succeed())
-	a, err := availableReplicas(ns, "web-a")
+	a, err := env.AvailableReplicas(ns, "web-a")
 	Expect(err).NotTo(HaveOccurred())
 	Expect(a).To(Equal(int32(2)), "the serving Deployment is kept")
 
 	By("renaming it back: the Deployment that could not complete is deleted")
-	patchFooSpec(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-a" })
+	env.PatchFoo(foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "web-a" })
 	Eventually(func(g Gomega) {
 		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web-b"}, &appsv1.Deployment{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "web-b is still there")
 	}).Should(Succeed())
-	expectFooReady(foo)
+	env.ExpectFooReady(foo)
 }
 
 // expectDrainWithinAvailability drains the node as `kubectl drain` does (cordon, then the
@@ -88,11 +89,11 @@ func expectQuotaBlockedRename() {
 // Warning event about it (the scheduler's FailedScheduling is about the pod); it runs 4
 // again once the node is uncordoned.
 func expectDrainWithinAvailability() {
-	ns := newTestNamespace("foo-drain-")
-	foo := sampleFoo(ns)
+	ns := env.NewNamespace("foo-drain", false)
+	foo := suite.SampleFoo(ns)
 	foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "drained", "web", ptr.To[int32](4)
 	Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-	expectFooReady(foo)
+	env.ExpectFooReady(foo)
 	// The progress deadline, a field the operator leaves to others, set to 5 s so that the
 	// operator's last change is older than it within the spec (600 s unless set).
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
@@ -103,10 +104,10 @@ func expectDrainWithinAvailability() {
 	nodes := &corev1.NodeList{}
 	Expect(k8s.List(context.Background(), nodes)).To(Succeed())
 	for i := range nodes.Items {
-		setUnschedulable(&nodes.Items[i], true)
-		DeferCleanup(setUnschedulable, &nodes.Items[i], false)
+		env.SetUnschedulable(&nodes.Items[i], true)
+		DeferCleanup(env.SetUnschedulable, &nodes.Items[i], false)
 	}
-	pods := runningPods(Default, ns, foo.Name)
+	pods := env.RunningPods(Default, ns, foo.Name)
 	Expect(pods).To(HaveLen(4))
 	Expect(k8s.SubResource("eviction").Create(context.Background(), &pods[0], &policyv1.Eviction{})).To(Succeed())
 
@@ -132,34 +133,7 @@ func expectDrainWithinAvailability() {
 
 	By("uncordoning: the replacement runs")
 	for i := range nodes.Items {
-		setUnschedulable(&nodes.Items[i], false)
+		env.SetUnschedulable(&nodes.Items[i], false)
 	}
-	expectFooReady(foo)
-}
-
-// newTestNamespace creates a namespace named from prefix.
-func newTestNamespace(prefix string) string {
-	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
-	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
-	return ns.Name
-}
-
-// patchFooSpec changes a Foo with a merge patch.
-func patchFooSpec(foo *samplev1alpha1.Foo, mutate func(*samplev1alpha1.Foo)) {
-	GinkgoHelper()
-	latest := &samplev1alpha1.Foo{}
-	Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), latest)).To(Succeed())
-	patch := client.MergeFrom(latest.DeepCopy())
-	mutate(latest)
-	Expect(k8s.Patch(context.Background(), latest, patch)).To(Succeed())
-	mutate(foo)
-}
-
-// setUnschedulable cordons or uncordons a node, as kubectl cordon and uncordon do.
-func setUnschedulable(node *corev1.Node, unschedulable bool) {
-	GinkgoHelper()
-	patch := client.MergeFrom(node.DeepCopy())
-	node.Spec.Unschedulable = unschedulable
-	Expect(k8s.Patch(context.Background(), node, patch)).To(Succeed())
+	env.ExpectFooReady(foo)
 }

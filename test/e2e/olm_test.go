@@ -20,8 +20,8 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +42,6 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
@@ -50,75 +49,99 @@ import (
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
-const (
-	pkgName        = suite.Package
-	serviceAccount = "foo-operator-controller-manager"
-)
+// The CatalogSource of OLM v0 installs lives in OLM's namespace, as operatorhub.io's does:
+// OLM runs its registry pod and its bundle-unpack Jobs there. Upstream OLM's catalog-operator
+// (without --set-workload-user-id) leaves those pods' runAsNonRoot unset, so a namespace
+// enforcing Pod Security restricted would refuse them. The operator itself runs in a
+// restricted one.
+const catalogNS, catalogName = "olm", "foo-catalog"
 
-var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ordered, func() {
+// globalNS is OLM's namespace with the global OperatorGroup: an install there is for all
+// namespaces, as an OperatorHub user's.
+const globalNS = "operators"
+
+// OLM v0, on either node: the catalog and the operator's process are the node's (publish,
+// operatorRuns), the workflow the same. On a real node the cluster has an egress proxy,
+// which the Subscription passes to the operator as OpenShift's cluster-wide Proxy has OLM
+// do, with the API server left out of NO_PROXY.
+var _ = Describe("The operator installed from a catalog through OLM v0", Ordered, func() {
 	var (
-		catalogV1, catalogV2 string
-		installNS            = "foo-operator-e2e"
-		fooNS                = "foo-e2e"
+		installNS, fooNS string
+		web              *samplev1alpha1.Foo // a real node's Foo that serves HTTP
+		proxy            *framework.EgressProxy
 	)
 
 	BeforeAll(func() {
-		By("generating bundle v0.2.0 with operator-sdk, with a newer operand")
-		bundleV2 := filepath.Join(work, "bundle-v0.2.0")
-		suite.GenerateBundle("0.2.0", bundleV2)
-		// v0.2.0 ships a newer operand (its RELATED_IMAGE_NGINX and relatedImages).
-		csvV2File := filepath.Join(bundleV2, "manifests", "foo-operator.clusterserviceversion.yaml")
-		raw, err := os.ReadFile(csvV2File)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
-		Expect(os.WriteFile(csvV2File, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
-
-		By("rendering catalogs with opm: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
-		// No bundle image: OLM installs from the catalog's inline objects (simulated pods
-		// cannot run a bundle-unpack Job).
-		catalogV1 = suite.RenderCatalog(filepath.Join(work, "catalog-v1"), map[string]string{csvV1: filepath.Join(root, "bundle")})
-		catalogV2 = suite.RenderCatalog(filepath.Join(work, "catalog-v2"), map[string]string{csvV1: filepath.Join(root, "bundle"), csvV2: bundleV2})
-
-		By("serving catalog v1 with opm and registering it as a grpc CatalogSource")
-		serveCatalog("catalog-v1", catalogV1)
-
-		By("creating the install namespace, which enforces Pod Security restricted, and its OperatorGroup")
-		for _, ns := range []string{installNS, fooNS} {
-			Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
-				"pod-security.kubernetes.io/enforce": "restricted",
-			}}})).To(Succeed())
+		prepareCatalogs()
+		By("publishing the catalog of v0.1.0 as the CatalogSource " + catalogNS + "/" + catalogName)
+		publish(csvV1)
+		if cluster.RealNode {
+			proxy = env.StartEgressProxy()
 		}
+		By("creating the install namespace and the Foos', which enforce Pod Security restricted, and an OperatorGroup for the Foos'")
+		installNS, fooNS = env.NewNamespace("foo-operator", true), env.NewNamespace("foos", true)
 		// SingleNamespace: the operator in installNS watches fooNS only.
 		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: installNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{fooNS}},
 		})).To(Succeed())
 	})
+	AfterEach(func() { env.ReportOLMStateOnFailure(installNS) })
+	// Uninstalled as a user would, so that the other installs of the suite, in whatever order
+	// they run, install into a cluster where no other install provides the Foo API.
+	AfterAll(func() {
+		env.Uninstall(globalNS, csvV2)
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), &operatorsv1alpha1.CatalogSource{
+			ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS},
+		}))).To(Succeed())
+		env.ExpectClusterRolesGone(globalNS)
+	})
 
-	AfterEach(func() { dumpOLMStateOnFailure(installNS) })
-
-	It("installs from the catalog with a Subscription (Manual approval, as operator-sdk run bundle does)", func() {
+	It("installs v0.1.0 from the catalog for one namespace with a Manual Subscription, as operator-sdk run bundle does", func() {
 		began := time.Now()
-		subscription(installNS, "olm", "foo-catalog", startingAt(csvV1))
-
+		env.Subscription(installNS, catalogNS, catalogName, func(spec *operatorsv1alpha1.SubscriptionSpec) {
+			suite.StartingAt(csvV1)(spec)
+			if proxy != nil {
+				spec.Config = &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
+					{Name: "HTTP_PROXY", Value: proxy.URL}, {Name: "HTTPS_PROXY", Value: proxy.URL}, {Name: "NO_PROXY", Value: "localhost,127.0.0.1"},
+				}}
+			}
+		})
 		By("approving the Subscription's InstallPlan")
-		approveInstallPlan(installNS, csvV1)
-
+		env.ApproveInstallPlan(installNS, csvV1)
 		suite.ExpectCSVSucceeded(k8s, installNS, csvV1)
+		operatorRuns(installNS, csvV1)
 		AddReportEntry("install time", time.Since(began).Round(time.Second).String())
 
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, crd)).To(Succeed())
-		Expect(crdEstablished(crd)).To(BeTrue())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: suite.FooCRD}, crd)).To(Succeed())
+		Expect(suite.CRDEstablished(crd)).To(BeTrue())
 
 		By("granting Deployment and Event rights in the target namespace only")
-		expectScopedTo(installNS, []string{fooNS}, []string{"default", "kube-system"})
+		env.ExpectScopedTo(installNS, []string{fooNS}, []string{"default", "kube-system"})
+	})
+
+	It("unpacks the bundle image with a Job that runs to completion", Label(RealNode), func() {
+		env.ExpectUnpackJob(catalogNS, bundleV1)
+	})
+
+	It("sends its requests through the proxy OLM passes it (HTTPS_PROXY)", Label(RealNode), func() {
+		pods := &corev1.PodList{}
+		Expect(k8s.List(context.Background(), pods, client.InNamespace(installNS), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		Expect(pods.Items).To(HaveLen(1))
+		operator := pods.Items[0]
+		Expect(operator.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}))
+		apiServer := &corev1.Service{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "kubernetes"}, apiServer)).To(Succeed())
+		// Every connection the operator opened (its watches, its leader election) is a tunnel
+		// to the API server's Service.
+		Eventually(func() []string { return proxy.TunnelsOf(operator.Status.PodIP) }).Should(
+			And(Not(BeEmpty()), HaveEach(net.JoinHostPort(apiServer.Spec.ClusterIP, "443"))), proxy.String)
 	})
 
 	It("runs the operator with the RBAC and environment OLM gave it, and reconciles the sample Foo", func() {
-		runOperatorAsInstalled(installNS)
-
-		foo := sampleFoo(fooNS)
+		operatorRuns(installNS, csvV1)
+		foo := suite.SampleFoo(fooNS)
 		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
 		replicas := foo.Spec.DesiredReplicas()
 		Eventually(func(g Gomega) {
@@ -126,7 +149,7 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(got.Status.AvailableReplicas).To(Equal(replicas))
 			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
-			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(int(replicas)))
+			g.Expect(env.RunningPods(g, fooNS, foo.Name)).To(HaveLen(int(replicas)))
 		}).Should(Succeed())
 
 		By("kubectl scale foo --replicas=2")
@@ -138,19 +161,65 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 			got := &samplev1alpha1.Foo{}
 			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(2)))
-			g.Expect(runningPods(g, fooNS, foo.Name)).To(HaveLen(2))
+			g.Expect(env.RunningPods(g, fooNS, foo.Name)).To(HaveLen(2))
 		}).Should(Succeed())
 
 		By("leaving a Foo outside the target namespaces alone")
-		expectLeftAlone(sampleFoo(installNS))
+		expectLeftAlone(suite.SampleFoo(installNS))
+	})
+
+	It("runs a Foo whose pods serve HTTP, follow kubectl scale foo and heal", Label(RealNode), func() {
+		web = env.CreateFoo(fooNS, "web", 2)
+		env.ExpectServing(web, 2, "nginx-unprivileged 1.28.0-alpine")
+
+		By("scaling the Foo through its scale subresource, as kubectl scale foo does")
+		env.Kubectl("scale", "foo", web.Name, "-n", fooNS, "--replicas=3")
+		env.ExpectServing(web, 3, "nginx-unprivileged")
+
+		By("deleting a pod")
+		pods := &corev1.PodList{}
+		Expect(k8s.List(context.Background(), pods, client.InNamespace(fooNS), client.MatchingLabels(controllers.SelectorLabels(web.Name)))).To(Succeed())
+		Expect(k8s.Delete(context.Background(), &pods.Items[0])).To(Succeed())
+		Eventually(func(g Gomega) []string { return env.ReadyPodIPs(g, web) }).ShouldNot(ContainElement(pods.Items[0].Status.PodIP))
+		env.ExpectServing(web, 3, "nginx-unprivileged")
+	})
+
+	It("reports a Foo whose pods never become ready as unavailable, and available once they serve", Label(RealNode), func() {
+		// A tag no registry has (a typo): the node's pulls fail (at the local mirror) and the
+		// pods never become Ready.
+		broken := env.CreateFoo(fooNS, "broken", 2, suite.WithImage("docker.io/nginxinc/nginx-unprivileged:0.0.0-missing"))
+		Eventually(func(g Gomega) {
+			got := &samplev1alpha1.Foo{}
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(broken), got)).To(Succeed())
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+			g.Expect(got.Status.AvailableReplicas).To(BeZero())
+			available := meta.FindStatusCondition(got.Status.Conditions, samplev1alpha1.AvailableCondition)
+			g.Expect(available).NotTo(BeNil())
+			g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeFalse())
+			pods := &corev1.PodList{}
+			g.Expect(k8s.List(context.Background(), pods, client.InNamespace(fooNS), client.MatchingLabels(controllers.SelectorLabels(broken.Name)))).To(Succeed())
+			g.Expect(pods.Items).To(HaveLen(2))
+			for _, p := range pods.Items {
+				g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+				g.Expect(p.Status.ContainerStatuses[0].State.Waiting).NotTo(BeNil())
+				g.Expect(p.Status.ContainerStatuses[0].State.Waiting.Reason).To(BeElementOf("ErrImagePull", "ImagePullBackOff"))
+			}
+		}).Should(Succeed())
+
+		By("giving it the default operand")
+		env.PatchFoo(broken, func(f *samplev1alpha1.Foo) { f.Spec.Image = "" })
+		env.ExpectServing(broken, 2, "nginx-unprivileged 1.28.0-alpine")
+		env.ExpectFooReady(broken)
+		Expect(k8s.Delete(context.Background(), broken)).To(Succeed())
 	})
 
 	It("renames a Foo's Deployment without downtime", func() {
-		runOperatorAsInstalled(installNS)
-		foo := sampleFoo(fooNS)
+		operatorRuns(installNS, csvV1)
+		foo := suite.SampleFoo(fooNS)
 		foo.Name, foo.Spec.DeploymentName, foo.Spec.Replicas = "renamed", "web-a", ptr.To[int32](2)
 		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-		expectFooReady(foo)
+		env.ExpectFooReady(foo)
 
 		began := time.Now()
 		patch := client.MergeFrom(foo.DeepCopy())
@@ -160,8 +229,8 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 		var newAvailable, oldGone time.Duration
 		minAvailable := int32(2)
 		Eventually(func(g Gomega) {
-			a, aErr := availableReplicas(fooNS, "web-a")
-			b, bErr := availableReplicas(fooNS, "web-b")
+			a, aErr := env.AvailableReplicas(fooNS, "web-a")
+			b, bErr := env.AvailableReplicas(fooNS, "web-b")
 			g.Expect(aErr).NotTo(HaveOccurred())
 			g.Expect(bErr).NotTo(HaveOccurred())
 			minAvailable = min(minAvailable, a+b)
@@ -175,13 +244,13 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 		Expect(minAvailable).To(BeNumerically(">", 0))
 		AddReportEntry("rename", fmt.Sprintf("web-b available after %v, web-a deleted after %v, fewest available replicas during the rename: %d",
 			newAvailable.Round(100*time.Millisecond), oldGone.Round(100*time.Millisecond), minAvailable))
-		expectFooReady(foo)
+		env.ExpectFooReady(foo)
 	})
 
 	It("upgrades to v0.2.0 when the catalog publishes it, rolling every Foo's Deployment to its operand", func() {
 		foos := &samplev1alpha1.FooList{}
 		Expect(k8s.List(context.Background(), foos, client.InNamespace(fooNS))).To(Succeed())
-		Expect(foos.Items).To(HaveLen(2))
+		Expect(foos.Items).NotTo(BeEmpty())
 		uids := map[string]types.UID{}
 		for _, foo := range foos.Items {
 			d := &appsv1.Deployment{}
@@ -191,9 +260,9 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 		}
 
 		began := time.Now()
-		serveCatalog("catalog-v2", catalogV2)
+		publish(csvV2)
 		// Manual approval: approve the upgrade's InstallPlan.
-		approveInstallPlan(installNS, csvV2)
+		env.ApproveInstallPlan(installNS, csvV2)
 		suite.ExpectCSVSucceeded(k8s, installNS, csvV2)
 		AddReportEntry("upgrade time", time.Since(began).Round(time.Second).String())
 		Eventually(func(g Gomega) {
@@ -202,126 +271,172 @@ var _ = Describe("The operator installed through OLM", Label(SimulatedNode), Ord
 		}).Should(Succeed())
 
 		By("running v0.2.0, which rolls every existing Foo's pods to its operand")
-		runOperatorAsInstalled(installNS)
+		operatorRuns(installNS, csvV2)
 		for _, foo := range foos.Items {
 			Eventually(func(g Gomega) {
 				d := &appsv1.Deployment{}
 				g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: foo.Spec.DeploymentName}, d)).To(Succeed())
 				g.Expect(d.UID).To(Equal(uids[d.Name]), "the Deployment was replaced")
 				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operandV2))
-				pods := runningPods(g, fooNS, foo.Name)
+				pods := env.RunningPods(g, fooNS, foo.Name)
 				g.Expect(pods).To(HaveLen(int(foo.Spec.DesiredReplicas())))
 				for _, p := range pods {
 					g.Expect(p.Spec.Containers[0].Image).To(Equal(operandV2), "pod %s", p.Name)
 				}
 			}).Should(Succeed())
-			expectFooReady(&foo)
+			env.ExpectFooReady(&foo)
 		}
 
 		By("the new version reconciles a change of a Foo")
 		foo := &samplev1alpha1.Foo{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, foo)).To(Succeed())
-		patch := client.MergeFrom(foo.DeepCopy())
-		foo.Spec.Replicas = ptr.To[int32](3)
-		Expect(k8s.Patch(context.Background(), foo, patch)).To(Succeed())
+		env.PatchFoo(foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](3) })
 		Eventually(func(g Gomega) {
-			g.Expect(runningPods(g, fooNS, "example-foo")).To(HaveLen(3))
+			g.Expect(env.RunningPods(g, fooNS, "example-foo")).To(HaveLen(3))
 		}).Should(Succeed())
 	})
 
+	It("serves v0.2.0's operand after the upgrade, whose bundle image OLM unpacked", Label(RealNode), func() {
+		env.ExpectServing(web, 3, "nginx-unprivileged 1.29.1-alpine")
+		env.ExpectUnpackJob(catalogNS, bundleV2)
+	})
+
 	It("lets the garbage collector delete a deleted Foo's Deployment and pods", func() {
-		runOperatorAsInstalled(installNS)
+		operatorRuns(installNS, csvV2)
 		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: fooNS, Name: "example-foo"}}
 		Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
 		Eventually(func(g Gomega) {
 			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: fooNS, Name: "example-foo"}, &appsv1.Deployment{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
-			g.Expect(runningPods(g, fooNS, "example-foo")).To(BeEmpty())
+			g.Expect(env.RunningPods(g, fooNS, "example-foo")).To(BeEmpty())
 		}).Should(Succeed())
 	})
 
 	It("uninstalls when the Subscription and CSV are deleted, leaving the CRD", func() {
-		uninstall(installNS, csvV2)
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: "foos.samplecontroller.example.com"}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+		env.Uninstall(installNS, csvV2)
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Name: suite.FooCRD}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
 	})
 
 	It("installs for several namespaces (MultiNamespace) and reconciles Foos in those only", func() {
-		const multiNS = "foo-operator-multi"
-		targets := []string{"team-a", "team-b"}
-		for _, ns := range append([]string{multiNS, "team-c"}, targets...) {
-			Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		}
-		DeferCleanup(dumpOLMStateOnFailure, multiNS)
+		multiNS := env.NewNamespace("foo-operator-multi", false)
+		targets := []string{env.NewNamespace("team-a", false), env.NewNamespace("team-b", false)}
+		DeferCleanup(env.ReportOLMStateOnFailure, multiNS)
 		Expect(k8s.Create(context.Background(), &operatorsv1.OperatorGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS},
 			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targets},
 		})).To(Succeed())
-		subscription(multiNS, "olm", "foo-catalog", nil)
+		env.Subscription(multiNS, catalogNS, catalogName, nil)
 		suite.ExpectCSVSucceeded(k8s, multiNS, csvV2)
-		expectScopedTo(multiNS, targets, []string{"team-c", "default"})
+		other := env.NewNamespace("team-c", false)
+		env.ExpectScopedTo(multiNS, targets, []string{other, "default"})
 
-		runOperatorAsInstalled(multiNS)
+		operatorRuns(multiNS, csvV2)
 		for _, ns := range targets {
-			foo := sampleFoo(ns)
+			foo := suite.SampleFoo(ns)
 			Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-			expectFooReady(foo)
+			env.ExpectFooReady(foo)
 		}
-		expectLeftAlone(sampleFoo("team-c"))
+		expectLeftAlone(suite.SampleFoo(other))
 
 		By("uninstalling, before the AllNamespaces install (OLM refuses two OperatorGroups providing Foos to one namespace)")
-		uninstall(multiNS, csvV2)
+		env.Uninstall(multiNS, csvV2)
 		Expect(k8s.Delete(context.Background(), &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "foo-operator", Namespace: multiNS}})).To(Succeed())
 	})
 
 	It("installs for all namespaces with Automatic approval, as an OperatorHub user does, and reconciles Foos anywhere", func() {
-		// The global OperatorGroup of OLM's "operators" namespace.
-		const globalNS = "operators"
-		DeferCleanup(dumpOLMStateOnFailure, globalNS)
+		DeferCleanup(env.ReportOLMStateOnFailure, globalNS)
 		began := time.Now()
-		subscription(globalNS, "olm", "foo-catalog", nil)
+		env.Subscription(globalNS, catalogNS, catalogName, nil)
 		// The catalog now serves v0.2.0 at the head of stable.
 		suite.ExpectCSVSucceeded(k8s, globalNS, csvV2)
 		AddReportEntry("install time (AllNamespaces, Automatic)", time.Since(began).Round(time.Second).String())
 
-		runOperatorAsInstalled(globalNS)
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-anywhere-"}}
-		Expect(k8s.Create(context.Background(), ns)).To(Succeed())
-		foo := sampleFoo(ns.Name)
+		operatorRuns(globalNS, csvV2)
+		foo := suite.SampleFoo(env.NewNamespace("foo-anywhere", false))
 		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-		Eventually(func(g Gomega) {
-			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
-			g.Expect(runningPods(g, ns.Name, foo.Name)).To(HaveLen(int(foo.Spec.DesiredReplicas())))
-		}).Should(Succeed())
+		env.ExpectFooReady(foo)
 	})
 
-	It("scales a Foo with a HorizontalPodAutoscaler, the Deployment following the Foo", func() {
-		runOperatorAsInstalled("operators") // installed for all namespaces above
+	It("scales a Foo with a HorizontalPodAutoscaler on its pods' CPU, the Deployment following the Foo", func() {
+		operatorRuns(globalNS, csvV2)
 		expectHPAScaling()
 	})
 
 	It("reports a rename that a ResourceQuota blocks with the quota's message, keeping the serving Deployment", func() {
-		runOperatorAsInstalled("operators")
+		operatorRuns(globalNS, csvV2)
 		expectQuotaBlockedRename()
 	})
 
 	It("keeps a Foo Ready while a node drain evicts one of its pods within the Deployment's maxUnavailable", func() {
-		runOperatorAsInstalled("operators")
+		operatorRuns(globalNS, csvV2)
 		expectDrainWithinAvailability()
 	})
 })
 
-// uninstall deletes the Subscription and the CSV in ns, as the README says, and waits until
-// OLM removed the operator's Deployment.
-func uninstall(ns, csv string) {
+// catalogs are the catalogs publish serves, by the CSV at their head: on a real node the
+// catalog images make release pushed to the user's registry, on a simulated node the
+// directories prepareCatalogs renders.
+var catalogs map[string]string
+
+// prepareCatalogs sets catalogs. A simulated node runs no pod, so neither a registry pod nor
+// a bundle-unpack Job: there the catalogs are rendered with opm with the bundles' objects
+// inline, v0.1.0 from the committed bundle, v0.2.0 generated with a newer operand.
+func prepareCatalogs() {
 	GinkgoHelper()
-	Expect(k8s.Delete(context.Background(), &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: pkgName, Namespace: ns}})).To(Succeed())
-	Expect(k8s.Delete(context.Background(), &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Name: csv, Namespace: ns}})).To(Succeed())
-	Eventually(func(g Gomega) {
-		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, &appsv1.Deployment{})
-		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the operator Deployment should be gone")
-	}).Should(Succeed())
+	if cluster.RealNode {
+		catalogs = map[string]string{csvV1: catalogV1, csvV2: catalogV2}
+		return
+	}
+	By("generating bundle v0.2.0 with operator-sdk, with a newer operand")
+	bundleV2 := filepath.Join(work, "bundle-v0.2.0")
+	suite.GenerateBundle("0.2.0", bundleV2)
+	// v0.2.0 ships a newer operand (its RELATED_IMAGE_NGINX and relatedImages).
+	csvV2File := filepath.Join(bundleV2, "manifests", "foo-operator.clusterserviceversion.yaml")
+	raw, err := os.ReadFile(csvV2File)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(raw)).To(ContainSubstring(controllers.DefaultOperandImage))
+	Expect(os.WriteFile(csvV2File, []byte(strings.ReplaceAll(string(raw), controllers.DefaultOperandImage, operandV2)), 0o644)).To(Succeed())
+
+	By("rendering catalogs with opm: v0.1.0 (the committed bundle), then v0.1.0 and v0.2.0 (replaces v0.1.0)")
+	catalogs = map[string]string{
+		csvV1: suite.RenderCatalog(filepath.Join(work, "catalog-v1"), map[string]string{csvV1: filepath.Join(root, "bundle")}),
+		csvV2: suite.RenderCatalog(filepath.Join(work, "catalog-v2"), map[string]string{csvV1: filepath.Join(root, "bundle"), csvV2: bundleV2}),
+	}
+}
+
+// publish makes the catalog whose head is csv the one the CatalogSource catalogNS/catalogName
+// serves, creating it the first time: on a real node by its image, which OLM's registry pod
+// serves; on a simulated node served by opm on this machine (serveCatalog).
+func publish(csv string) {
+	GinkgoHelper()
+	if !cluster.RealNode {
+		serveCatalog(csv, catalogs[csv])
+		return
+	}
+	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}}
+	switch err := k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs); {
+	case apierrors.IsNotFound(err):
+		env.CreateCatalogSource(catalogNS, catalogName, catalogs[csv])
+	case err == nil:
+		patch := client.MergeFrom(cs.DeepCopy())
+		cs.Spec.Image = catalogs[csv]
+		Expect(k8s.Patch(context.Background(), cs, patch)).To(Succeed())
+	default:
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// operatorRuns makes sure that the operator OLM installed in ns, at csv, runs: on a real
+// node, its pod runs the released image with its probes passing; on a simulated node, where
+// pods run nothing, it starts the operator as a local process for the spec
+// (runOperatorAsInstalled).
+func operatorRuns(ns, csv string) {
+	GinkgoHelper()
+	if cluster.RealNode {
+		env.ExpectOperatorRunning(ns, map[string]string{csvV1: operatorV1, csvV2: operatorV2}[csv])
+		return
+	}
+	runOperatorAsInstalled(ns)
 }
 
 // expectLeftAlone creates a Foo outside the operator's target namespaces, checks that the
@@ -365,15 +480,6 @@ func serveCatalog(name, dir string) {
 	}).Should(Succeed())
 }
 
-func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established {
-			return c.Status == apiextensionsv1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // runOperatorAsInstalled runs the operator binary as a local process, as the Deployment OLM
 // created would run it: with a token of the service account OLM created (so the CSV's RBAC
 // is what it gets) and the environment of the Deployment's pod template, with
@@ -383,7 +489,7 @@ func runOperatorAsInstalled(ns string) {
 	GinkgoHelper()
 	d := &appsv1.Deployment{}
 	Eventually(func(g Gomega) {
-		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: serviceAccount}, d)).To(Succeed())
+		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: suite.OperatorServiceAccount}, d)).To(Succeed())
 		g.Expect(d.Status.AvailableReplicas).To(Equal(int32(1)), "OLM's operator Deployment is admitted and available")
 	}).Should(Succeed())
 	tmpl := d.Spec.Template
@@ -404,97 +510,4 @@ func runOperatorAsInstalled(ns string) {
 	env = append(env, "WATCH_NAMESPACE="+targets)
 	suite.Start(work, "operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
-}
-
-// expectScopedTo checks, with kubectl auth can-i, that OLM granted the operator's service
-// account in ns the right to create and delete Deployments in the target namespaces and
-// not in the others.
-func expectScopedTo(ns string, targets, others []string) {
-	GinkgoHelper()
-	sa := fmt.Sprintf("system:serviceaccount:%s:%s", ns, serviceAccount)
-	for _, verb := range []string{"create", "delete"} {
-		for _, target := range targets {
-			Eventually(func() string { return canI(sa, verb, "deployments.apps", target) }).Should(Equal("yes"), "%s %s in %s", sa, verb, target)
-		}
-		for _, other := range others {
-			Expect(canI(sa, verb, "deployments.apps", other)).To(Equal("no"), "%s %s in %s", sa, verb, other)
-		}
-	}
-}
-
-// canI is what `kubectl auth can-i --as user verb resource -n ns` answers.
-func canI(user, verb, resource, ns string) string {
-	GinkgoHelper()
-	out, err := framework.Run(root, nil, nil, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", cluster.Kubeconfig(),
-		"auth", "can-i", verb, resource, "-n", ns, "--as", user)
-	answer := strings.TrimSpace(out)
-	if err != nil && answer != "no" { // "no" exits with 1
-		Fail(err.Error())
-	}
-	return answer
-}
-
-// expectFooReady waits until foo reports its current generation Ready.
-func expectFooReady(foo *samplev1alpha1.Foo) {
-	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		got := &samplev1alpha1.Foo{}
-		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
-		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", got.Status.Conditions)
-		g.Expect(runningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(got.Spec.DesiredReplicas())))
-	}).Should(Succeed())
-}
-
-// availableReplicas is a Deployment's status.availableReplicas; 0 when it does not exist.
-func availableReplicas(ns, name string) (int32, error) {
-	d := &appsv1.Deployment{}
-	err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)
-	if apierrors.IsNotFound(err) {
-		return 0, nil
-	}
-	return d.Status.AvailableReplicas, err
-}
-
-func sampleFoo(ns string) *samplev1alpha1.Foo {
-	GinkgoHelper()
-	csvFile, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "foo-operator.clusterserviceversion.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	csv := &operatorsv1alpha1.ClusterServiceVersion{}
-	Expect(yaml.Unmarshal(csvFile, csv)).To(Succeed())
-	var foos []samplev1alpha1.Foo
-	Expect(json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &foos)).To(Succeed())
-	Expect(foos).NotTo(BeEmpty())
-	foo := foos[0].DeepCopy()
-	foo.Namespace = ns
-	return foo
-}
-
-// runningPods are the Running pods of a Foo's Deployment, found by its selector.
-func runningPods(g Gomega, ns, fooName string) []corev1.Pod {
-	pods := &corev1.PodList{}
-	g.Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "nginx", "controller": fooName})).To(Succeed())
-	var running []corev1.Pod
-	for _, p := range pods.Items {
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-			running = append(running, p)
-		}
-	}
-	return running
-}
-
-// dumpOLMStateOnFailure adds what OLM says about the install in ns, and its logs, to the
-// report of a failed spec.
-func dumpOLMStateOnFailure(ns string) {
-	suite.ReportOLMStateOnFailure(k8s, ns)
-	if !CurrentSpecReport().Failed() {
-		return
-	}
-	for _, name := range []string{"olm", "catalog"} {
-		log, _ := os.ReadFile(filepath.Join(cluster.Dir, name+".log"))
-		if len(log) > 20000 {
-			log = log[len(log)-20000:]
-		}
-		AddReportEntry(name+" log (tail)", string(log))
-	}
 }

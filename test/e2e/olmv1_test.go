@@ -81,7 +81,7 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 		AddReportEntry("OLM v1 deployed", time.Since(began).Round(time.Second).String())
 		// OLM v1 installs a CRD only where nobody else owns it: OLM v0 leaves the CRD of an
 		// operator it removed (the catalog specs' install).
-		removeCRD()
+		env.RemoveCRD()
 		// Nor does it take over the bundle's ClusterRoles, which an OLM v0 install may leave
 		// (docs/olm.md): the move from OLM v0 as docs/olm.md gives it.
 		for _, name := range bundleClusterRoles {
@@ -91,12 +91,12 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 				Expect(k8s.Delete(context.Background(), role)).To(Succeed())
 			}
 		}
-		fooNS = newNamespace("olmv1-foos", true)
+		fooNS = env.NewNamespace("olmv1-foos", true)
 		// The manifest as a user applies it: with their catalog image in the ClusterCatalog.
 		manifest = filepath.Join(work, "olmv1.yaml")
-		Expect(os.WriteFile(manifest, []byte(readFile(filepath.Join(root, olmv1Manifest))), 0o644)).To(Succeed())
-		replaceInFile(manifest, "ref: quay.io/example/foo-operator-catalog:v0.1.0\n", "ref: "+catalogV1+"\n")
-		kubectl("apply", "--server-side", "-f", manifest)
+		Expect(os.WriteFile(manifest, []byte(suite.ReadFile(filepath.Join(root, olmv1Manifest))), 0o644)).To(Succeed())
+		suite.ReplaceInFile(manifest, "ref: quay.io/example/foo-operator-catalog:v0.1.0\n", "ref: "+catalogV1+"\n")
+		env.Kubectl("apply", "--server-side", "-f", manifest)
 	})
 	AfterEach(func() {
 		if CurrentSpecReport().Failed() {
@@ -123,12 +123,12 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 		began := time.Now()
 		expectCatalogServing(catalogV1)
 		expectInstalled("0.1.0")
-		expectOperatorRunning(olmv1Namespace, operatorV1)
+		env.ExpectOperatorRunning(olmv1Namespace, operatorV1)
 		AddReportEntry("OLM v1 install", time.Since(began).Round(time.Second).String())
 		Expect(targetNamespaces(Default)).To(Equal(""), "AllNamespaces: OLM v1 sets olm.targetNamespaces empty")
 
-		foo = createFoo(fooNS, "olmv1-web", 2)
-		expectServing(foo, 2, "nginx-unprivileged 1.28.0-alpine")
+		foo = env.CreateFoo(fooNS, "olmv1-web", 2)
+		env.ExpectServing(foo, 2, "nginx-unprivileged 1.28.0-alpine")
 	})
 
 	It("upgrades to v0.2.0 through the channel when the catalog image moves on, keeping the Foo", func() {
@@ -140,15 +140,15 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 			[]byte(`{"spec":{"source":{"image":{"ref":"`+catalogV2+`"}}}}`)))).To(Succeed())
 		expectCatalogServing(catalogV2)
 		expectInstalled("0.2.0")
-		expectOperatorRunning(olmv1Namespace, operatorV2)
-		expectDeploymentImage(foo, operandV2)
-		expectServing(foo, 2, "nginx-unprivileged 1.29.1-alpine")
+		env.ExpectOperatorRunning(olmv1Namespace, operatorV2)
+		env.ExpectDeploymentImage(foo, operandV2)
+		env.ExpectServing(foo, 2, "nginx-unprivileged 1.29.1-alpine")
 		AddReportEntry("OLM v1 upgrade", time.Since(began).Round(time.Second).String())
 	})
 
 	It("removes everything it installed when the ClusterExtension is deleted", func() {
 		installed := installedObjects(Default)
-		Expect(installed).To(ContainElements("CustomResourceDefinition/"+fooCRD, "Deployment/foo-operator-controller-manager",
+		Expect(installed).To(ContainElements("CustomResourceDefinition/"+suite.FooCRD, "Deployment/foo-operator-controller-manager",
 			"ServiceAccount/foo-operator-controller-manager", "Service/foo-operator-controller-manager-metrics-service"))
 		for _, name := range bundleClusterRoles {
 			Expect(installed).To(ContainElement("ClusterRole/" + name))
@@ -156,7 +156,7 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 		began := time.Now()
 		deleteClusterExtension()
 		Eventually(installedObjects).Should(BeEmpty(), "what OLM v1 installed: %v", installed)
-		expectCRDGone()
+		env.ExpectCRDGone()
 		AddReportEntry("OLM v1 uninstall", time.Since(began).Round(time.Second).String())
 	})
 
@@ -171,8 +171,8 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 				watched = fooNS
 			}
 			// Back to the manifest as docs/olm.md gives it (the upgrade moved the catalog on).
-			kubectl("apply", "--server-side", "--force-conflicts", "-f", manifest)
-			kubectl("annotate", "clusterextension", olmv1Name, watchNamespace+"="+watched)
+			env.Kubectl("apply", "--server-side", "--force-conflicts", "-f", manifest)
+			env.Kubectl("annotate", "clusterextension", olmv1Name, watchNamespace+"="+watched)
 			expectCatalogServing(catalogV1)
 			expectInstalled("0.1.0")
 			// The ClusterExtension may be installed for all namespaces before the annotation
@@ -184,28 +184,22 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 				Expect(operatorMayCreateLease(watched)).To(BeTrue(), "the CSV's permissions in the watched namespace")
 				Expect(operatorMayCreateLease(olmv1Namespace)).To(BeFalse(),
 					"OLM v1 now grants the CSV's permissions in the install namespace: %s is no longer needed", olmv1SingleNamespaceManifest)
-				kubectl("apply", "--server-side", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
-				DeferCleanup(kubectl, "delete", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
+				env.Kubectl("apply", "--server-side", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
+				DeferCleanup(env.Kubectl, "delete", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
 			}
-			expectOperatorRunning(olmv1Namespace, operatorV1)
+			env.ExpectOperatorRunning(olmv1Namespace, operatorV1)
 			roles := &rbacv1.RoleList{}
 			Expect(k8s.List(context.Background(), roles, client.InNamespace(watched), client.MatchingLabels{ownerName: olmv1Name})).To(Succeed())
 			Expect(roles.Items).NotTo(BeEmpty(), "the CSV's permissions as Roles in %s", watched)
 
-			web := createFoo(watched, "olmv1-"+strings.ToLower(mode), 1)
-			expectServing(web, 1, "nginx-unprivileged 1.28.0-alpine")
+			web := env.CreateFoo(watched, "olmv1-"+strings.ToLower(mode), 1)
+			env.ExpectServing(web, 1, "nginx-unprivileged 1.28.0-alpine")
 			deleteClusterExtension()
 			Eventually(installedObjects).Should(BeEmpty())
-			expectCRDGone()
+			env.ExpectCRDGone()
 		})
 	}
 })
-
-// kubectl runs bin/kubectl against the cluster; it fails the spec if the command fails.
-func kubectl(args ...string) string {
-	GinkgoHelper()
-	return suite.Run(root, nil, filepath.Join(root, "bin", "kubectl"), append([]string{"--kubeconfig", cluster.Kubeconfig()}, args...)...)
-}
 
 // operatorMayCreateLease reports whether RBAC lets the operator's ServiceAccount create a
 // Lease in ns.
@@ -310,19 +304,4 @@ func deleteClusterExtension() {
 	Eventually(func() bool {
 		return apierrors.IsNotFound(k8s.Get(context.Background(), client.ObjectKey{Name: olmv1Name}, ext))
 	}).Should(BeTrue())
-}
-
-// removeCRD deletes the Foo CRD, if any, and waits until it is gone.
-func removeCRD() {
-	GinkgoHelper()
-	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
-	Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), crd))).To(Succeed())
-	expectCRDGone()
-}
-
-func expectCRDGone() {
-	GinkgoHelper()
-	Eventually(func() bool {
-		return apierrors.IsNotFound(k8s.Get(context.Background(), client.ObjectKey{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{}))
-	}).Should(BeTrue(), "the Foo CRD, and with it every Foo")
 }

@@ -37,6 +37,9 @@ import (
 // Package is the operator's OLM package.
 const Package = "foo-operator"
 
+// Channel is the channel users subscribe to.
+const Channel = "stable"
+
 // GenerateBundle generates the bundle of version from config/manifests into dir, as make
 // bundle does, and validates it.
 func GenerateBundle(version, dir string) {
@@ -67,7 +70,7 @@ func RenderCatalog(dir string, bundles map[string]string) string {
 
 	names := slices.Sorted(maps.Keys(bundles))
 	var channels strings.Builder
-	for _, channel := range []string{"candidate", "stable"} {
+	for _, channel := range []string{"candidate", Channel} {
 		fmt.Fprintf(&channels, "---\nschema: olm.channel\npackage: %s\nname: %s\nentries:\n", Package, channel)
 		for i, csv := range names {
 			fmt.Fprintf(&channels, "- name: %s\n", csv)
@@ -143,7 +146,7 @@ func RenderCatalogTemplate(dir string, releases []Release, deprecations map[stri
 	}
 	entries := []entry{
 		{Schema: "olm.channel", Package: Package, Name: "candidate", Entries: channelEntries},
-		{Schema: "olm.channel", Package: Package, Name: "stable", Entries: channelEntries},
+		{Schema: "olm.channel", Package: Package, Name: Channel, Entries: channelEntries},
 	}
 	entries = append(entries, bundles...)
 	if len(deprecations) > 0 {
@@ -177,12 +180,9 @@ func ExpectCSVSucceeded(c client.Client, ns, name string) {
 	}).Should(gomega.Equal(operatorsv1alpha1.CSVPhaseSucceeded))
 }
 
-// ReportOLMStateOnFailure adds what OLM says about the installs in ns (CSVs, InstallPlans,
-// Subscriptions) to the report of a failed spec.
-func ReportOLMStateOnFailure(c client.Client, ns string) {
-	if !ginkgo.CurrentSpecReport().Failed() {
-		return
-	}
+// reportOLMState adds what OLM says about the installs in ns (CSVs, InstallPlans,
+// Subscriptions) to the report.
+func reportOLMState(c client.Client, ns string) {
 	var out []any
 	csvs := &operatorsv1alpha1.ClusterServiceVersionList{}
 	if c.List(context.Background(), csvs, client.InNamespace(ns)) == nil {

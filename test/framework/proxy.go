@@ -1,5 +1,3 @@
-//go:build e2e
-
 /*
 Copyright 2026 The Foo Operator Authors.
 
@@ -16,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package framework
 
 import (
 	"io"
@@ -25,44 +23,44 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 )
 
-// egressProxy is a cluster's HTTPS proxy, as OpenShift's cluster-wide Proxy names it and OLM
+// EgressProxy is a cluster's HTTPS proxy, as OpenShift's cluster-wide Proxy names it and OLM
 // passes it to operators (HTTPS_PROXY): it tunnels CONNECT requests and records, per client
 // address, the addresses each asked for. It listens on the host's address, which pods reach.
-type egressProxy struct {
+type EgressProxy struct {
 	URL string
 
+	server  *http.Server
 	mu      sync.Mutex
 	tunnels map[string][]string // client IP → the host:ports it connected to
 	conns   []net.Conn
 }
 
-// startEgressProxy starts an egressProxy until the spec or container that started it ends.
-func startEgressProxy() *egressProxy {
-	GinkgoHelper()
-	host, _, err := net.SplitHostPort(registry) // the registry listens on the host's address
-	Expect(err).NotTo(HaveOccurred())
+// StartEgressProxy starts an EgressProxy listening on host (an address pods reach), until
+// Close.
+func StartEgressProxy(host string) (*EgressProxy, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	Expect(err).NotTo(HaveOccurred())
-	p := &egressProxy{URL: "http://" + l.Addr().String(), tunnels: map[string][]string{}}
-	server := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = server.Serve(l) }()
-	DeferCleanup(func() {
-		_ = server.Close()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range p.conns { // hijacked: the server no longer tracks them
-			_ = c.Close()
-		}
-	})
-	return p
+	if err != nil {
+		return nil, err
+	}
+	p := &EgressProxy{URL: "http://" + l.Addr().String(), tunnels: map[string][]string{}}
+	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.server.Serve(l) }()
+	return p, nil
 }
 
-func (p *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Close stops the proxy and closes its tunnels.
+func (p *EgressProxy) Close() {
+	_ = p.server.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns { // hijacked: the server no longer tracks them
+		_ = c.Close()
+	}
+}
+
+func (p *EgressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodConnect {
 		http.Error(w, "this proxy only tunnels (CONNECT)", http.StatusMethodNotAllowed)
 		return
@@ -95,15 +93,15 @@ func (p *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = conn.Close()
 }
 
-// tunnelsOf is what the client at ip tunnelled to, one entry per CONNECT.
-func (p *egressProxy) tunnelsOf(ip string) []string {
+// TunnelsOf is what the client at ip tunnelled to, one entry per CONNECT.
+func (p *EgressProxy) TunnelsOf(ip string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.tunnels[ip]...)
 }
 
 // String lists who tunnelled where, for failure messages.
-func (p *egressProxy) String() string {
+func (p *EgressProxy) String() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder
