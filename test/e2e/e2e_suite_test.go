@@ -20,10 +20,10 @@ limitations under the License.
 // (hack/local-cluster.sh). The cluster's node is the suite's parameter, as kind makes its node
 // image one: E2E_NODE=kwok (the default) is a simulated node, E2E_NODE=real one that runs
 // containers (hack/real-node.sh; root: containerd, the kubelet and iptables need it).
-// Specs that need containers to run say so with Label(RealNode) and run only on a real node;
-// specs that run the operator as a local process beside a simulated node say so with
-// Label(SimulatedNode) and run only there; the suite derives that filter from the node. `make
-// test-e2e` runs the suite on each.
+// Specs that need containers to run say so with Label(RealNode) and run only on a real node
+// (the suite derives that filter from the node); the others run on both, where what differs
+// (where a catalog comes from, how the operator runs, how pods use CPU) is the node's.
+// `make test-e2e` runs the suite on each.
 package e2e
 
 import (
@@ -56,11 +56,8 @@ import (
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
-// The labels of specs that run on one kind of node only.
-const (
-	RealNode      = "real-node"
-	SimulatedNode = "simulated-node"
-)
+// RealNode labels the specs that need a real node: pods that run.
+const RealNode = "real-node"
 
 const (
 	csvV1 = "foo-operator.v0.1.0"
@@ -115,17 +112,16 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "e2e suite on a "+node+" node", suiteConfig, reporterConfig)
 }
 
-// nodeFilter is the label filter that leaves out the specs of the other kind of node, and
-// also applies the one given (-ginkgo.label-filter), if any.
+// nodeFilter is the label filter that leaves out, on a simulated node, the specs that need a
+// real one, and also applies the one given (-ginkgo.label-filter), if any.
 func nodeFilter(given string, realNode bool) string {
-	filter := "!" + RealNode
-	if realNode {
-		filter = "!" + SimulatedNode
+	switch {
+	case realNode:
+		return given
+	case given == "":
+		return "!" + RealNode
 	}
-	if given != "" {
-		filter = "(" + given + ") && " + filter
-	}
-	return filter
+	return "(" + given + ") && !" + RealNode
 }
 
 var _ = BeforeSuite(func() {

@@ -143,13 +143,13 @@ func (e *Env) OperatorSDK(args ...string) string {
 	return out
 }
 
-// RunBundle installs bundle (an image in the user's e.Registry) into ns with operator-sdk run
-// bundle and args, its e.Registry pod under Pod Security restricted.
+// RunBundle installs bundle (an image in the user's registry) into ns with operator-sdk run
+// bundle and args, its registry pod under Pod Security restricted.
 func (e *Env) RunBundle(ns, bundle string, args ...string) {
 	ginkgo.GinkgoHelper()
 	e.OperatorSDK(append([]string{"run", "bundle", bundle, "--namespace", ns,
 		// The CLI reads the index image's labels itself: its default (quay.io's
-		// opm:latest) is out of reach here, as on a disconnected e.Cluster.
+		// opm:latest) is out of reach here, as on a disconnected cluster.
 		"--index-image", framework.InRegistry(e.Registry, "quay.io/example/empty-index:v1.65.0"),
 		"--security-context-config", "restricted", "--timeout", "5m"}, args...)...)
 }
@@ -322,7 +322,7 @@ func (e *Env) ExpectDeploymentImage(foo *samplev1alpha1.Foo, image string) {
 
 // ExpectOnlyDefaultsLeft waits until ns holds nothing but what every namespace has, and
 // the kind/name objects of keep: no pod, Deployment, Service, Secret or OLM object, no
-// ConfigMap but kube-framework.Root()-ca.crt and no ServiceAccount but default.
+// ConfigMap but kube-root-ca.crt and no ServiceAccount but default.
 func (e *Env) ExpectOnlyDefaultsLeft(ns string, keep ...string) {
 	ginkgo.GinkgoHelper()
 	lists := map[string]client.ObjectList{
@@ -332,7 +332,7 @@ func (e *Env) ExpectOnlyDefaultsLeft(ns string, keep ...string) {
 		"installplan": &operatorsv1alpha1.InstallPlanList{}, "catalogsource": &operatorsv1alpha1.CatalogSourceList{},
 		"operatorgroup": &operatorsv1.OperatorGroupList{},
 	}
-	defaults := map[string]bool{"configmap/kube-framework.Root()-ca.crt": true, "serviceaccount/default": true}
+	defaults := map[string]bool{"configmap/kube-root-ca.crt": true, "serviceaccount/default": true}
 	for _, k := range keep {
 		defaults[k] = true
 	}
