@@ -30,6 +30,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -95,7 +96,8 @@ func expectHPAScaling() {
 	Expect(replicasManagers(d)).To(Equal([]string{controllers.FieldManager}), "only the operator sets the Deployment's replicas")
 }
 
-// expectScaledTo waits until the Foo asks for n replicas, has n available and reports it.
+// expectScaledTo waits until the Foo asks for n replicas, has n available and reports it
+// (Available), and n pods run.
 func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
@@ -103,6 +105,7 @@ func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		g.Expect(got.Spec.DesiredReplicas()).To(Equal(n))
 		g.Expect(got.Status.AvailableReplicas).To(Equal(n))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue(), "%v", got.Status.Conditions)
 		g.Expect(env.RunningPods(g, foo.Namespace, foo.Name)).To(HaveLen(int(n)))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 }

@@ -143,26 +143,14 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 		operatorRuns(installNS, csvV1)
 		foo := suite.SampleFoo(fooNS)
 		Expect(k8s.Create(context.Background(), foo)).To(Succeed())
-		replicas := foo.Spec.DesiredReplicas()
-		Eventually(func(g Gomega) {
-			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-			g.Expect(got.Status.AvailableReplicas).To(Equal(replicas))
-			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.AvailableCondition)).To(BeTrue())
-			g.Expect(env.RunningPods(g, fooNS, foo.Name)).To(HaveLen(int(replicas)))
-		}).Should(Succeed())
+		expectScaledTo(foo, foo.Spec.DesiredReplicas())
 
 		By("kubectl scale foo --replicas=2")
 		scale := &autoscalingv1.Scale{}
 		Expect(k8s.SubResource("scale").Get(context.Background(), foo, scale)).To(Succeed())
 		scale.Spec.Replicas = 2
 		Expect(k8s.SubResource("scale").Update(context.Background(), foo, client.WithSubResourceBody(scale))).To(Succeed())
-		Eventually(func(g Gomega) {
-			got := &samplev1alpha1.Foo{}
-			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
-			g.Expect(got.Status.AvailableReplicas).To(Equal(int32(2)))
-			g.Expect(env.RunningPods(g, fooNS, foo.Name)).To(HaveLen(2))
-		}).Should(Succeed())
+		expectScaledTo(foo, 2)
 
 		By("leaving a Foo outside the target namespaces alone")
 		expectLeftAlone(suite.SampleFoo(installNS))
