@@ -256,7 +256,7 @@ community: ## Lay out bundle/ as the OperatorHub community repositories expect, 
 # template names it, with this machine's registry credentials and CAs, as make release does
 # after pushing the bundle).
 CATALOG_SOURCE ?= local
-catalog: opm $(if $(filter local,$(CATALOG_SOURCE)),node-packages registry) ## Render the catalog template config/catalog/template.yaml into catalog/foo-operator/ with opm, bundles by image as olm.csv.metadata, then validate it.
+catalog: opm $(if $(filter local,$(CATALOG_SOURCE)),registry crane) ## Render the catalog template config/catalog/template.yaml into catalog/foo-operator/ with opm, bundles by image as olm.csv.metadata, then validate it.
 	@grep -q "image: $(BUNDLE_REF)$$" $(CATALOG_TEMPLATE) || { echo "Add $(BUNDLE_REF) and its entries in the channels (replaces:, skipRange:) to $(CATALOG_TEMPLATE)"; exit 1; }
 	$(OPM) init $(PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --description=docs/olm/package-description.md --icon=docs/olm/icon.svg --output=yaml > $(CATALOG_DIR)/package.yaml
 ifeq ($(CATALOG_SOURCE),local)

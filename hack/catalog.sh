@@ -7,8 +7,8 @@
 #   hack/catalog.sh TEMPLATE OUTPUT IMAGE=CONTEXT...
 #
 # opm pulls each IMAGE, and nothing can be pulled from a public registry here. So each bundle
-# image is built from CONTEXT (a directory holding bundle/, with ./bundle.Dockerfile) by
-# hack/images.sh and pushed to a registry of its own on loopback, and opm runs with a
+# image is built from CONTEXT (a directory holding bundle/) as bundle.Dockerfile says, by
+# push_bundle, and pushed to a registry of its own on loopback, and opm runs with a
 # registries.conf and the registry's certificate of its own (in a HOME of its own: opm reads
 # no other setting for them) that send the images' repositories there. The catalog names
 # the images as the template does.
@@ -44,9 +44,26 @@ done
 curl -sf --cacert "$certs/ca.crt" "https://127.0.0.1:$port/v2/" >/dev/null ||
 	{ echo "catalog: the registry did not start" >&2; cat "$work/registry.log" >&2; exit 1; }
 
+# push_bundle IMAGE CONTEXT builds the bundle image of CONTEXT as bundle.Dockerfile describes
+# it (FROM scratch: its COPYs as one layer, its LABELs) and pushes it to the registry under
+# IMAGE's repository, with crane: no container engine, so make catalog needs no root.
+push_bundle() {
+	local image=$1 context=$2 layer=$work/layer ref=127.0.0.1:$port/${1#*/} labels=() verb arg dst
+	rm -rf "$layer" && mkdir -p "$layer"
+	while read -r verb arg dst; do
+		case $verb in
+		COPY) mkdir -p "$layer/$dst" && cp -R "$context/$arg/." "$layer/$dst" ;;
+		LABEL) labels+=(--label "$arg") ;;
+		esac
+	done <"$root/bundle.Dockerfile"
+	tar -C "$layer" -cf "$work/layer.tar" .
+	SSL_CERT_FILE=$certs/ca.crt "$bin/crane" append -f "$work/layer.tar" -t "$ref" >/dev/null
+	SSL_CERT_FILE=$certs/ca.crt "$bin/crane" mutate "$ref" "${labels[@]}" -t "$ref" >/dev/null
+}
+
 for arg in "$@"; do
 	image=${arg%%=*} context=${arg#*=}
-	REGISTRY=127.0.0.1:$port "$root/hack/images.sh" build "$image" "$root/bundle.Dockerfile" "$context" >&2
+	push_bundle "$image" "$context"
 	# Its repository only (containers/image matches a prefix against the name without the
 	# tag): a bundle of another repository is pulled from where the template names it.
 	repository=${image%:*}
