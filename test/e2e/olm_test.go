@@ -42,6 +42,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
@@ -393,24 +394,34 @@ func prepareCatalogs() {
 }
 
 // publish makes the catalog whose head is csv the one the CatalogSource catalogNS/catalogName
-// serves, creating it the first time: on a real node by its image, which OLM's registry pod
-// serves; on a simulated node served by opm on this machine (serveCatalog).
+// serves, creating it the first time (controller-runtime's CreateOrPatch): on a real node by
+// its image, which OLM's registry pod serves (under Pod Security restricted); on a simulated
+// node served by opm on this machine (serveCatalog).
 func publish(csv string) {
 	GinkgoHelper()
+	var address string
 	if !cluster.RealNode {
-		serveCatalog(csv, catalogs[csv])
-		return
+		address = serveCatalog(csv, catalogs[csv])
 	}
 	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS}}
-	switch err := k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs); {
-	case apierrors.IsNotFound(err):
-		env.CreateCatalogSource(catalogNS, catalogName, catalogs[csv])
-	case err == nil:
-		patch := client.MergeFrom(cs.DeepCopy())
-		cs.Spec.Image = catalogs[csv]
-		Expect(k8s.Patch(context.Background(), cs, patch)).To(Succeed())
-	default:
-		Expect(err).NotTo(HaveOccurred())
+	_, err := controllerutil.CreateOrPatch(context.Background(), k8s, cs, func() error {
+		cs.Spec.SourceType, cs.Spec.DisplayName = operatorsv1alpha1.SourceTypeGrpc, "Foo Operator"
+		if cluster.RealNode {
+			cs.Spec.Image = catalogs[csv]
+			cs.Spec.GrpcPodConfig = &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted}
+		} else {
+			cs.Spec.Address = address
+		}
+		return nil
+	})
+	Expect(err).NotTo(HaveOccurred())
+	if address != "" {
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs)).To(Succeed())
+			g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
+			g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
+			g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+		}).Should(Succeed())
 	}
 }
 
@@ -439,33 +450,14 @@ func expectLeftAlone(foo *samplev1alpha1.Foo) {
 	Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
 }
 
-// serveCatalog serves a file-based catalog with `opm serve` on a free loopback port, and
-// points the CatalogSource foo-catalog at it (creating it the first time). opm serve does not
-// reload, so a new catalog gets a new process.
-func serveCatalog(name, dir string) {
+// serveCatalog serves a file-based catalog with `opm serve` on a free loopback port until the
+// spec or container ends, and returns its address. opm serve does not reload, so a new
+// catalog gets a new process.
+func serveCatalog(name, dir string) string {
 	GinkgoHelper()
 	port := suite.FreePort()
 	suite.Start(work, name, nil, filepath.Join(root, "bin", "opm"), "serve", dir, "--port", fmt.Sprint(port), "--pprof-addr", "")
-	address := fmt.Sprintf("127.0.0.1:%d", port)
-	cs := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: "foo-catalog", Namespace: "olm"}}
-	err := k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs)
-	switch {
-	case apierrors.IsNotFound(err):
-		cs.Spec = operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: address, DisplayName: "Foo Operator (e2e)"}
-		Expect(k8s.Create(context.Background(), cs)).To(Succeed())
-	case err == nil:
-		patch := client.MergeFrom(cs.DeepCopy())
-		cs.Spec.Address = address
-		Expect(k8s.Patch(context.Background(), cs, patch)).To(Succeed())
-	default:
-		Expect(err).NotTo(HaveOccurred())
-	}
-	Eventually(func(g Gomega) {
-		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(cs), cs)).To(Succeed())
-		g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
-		g.Expect(cs.Status.GRPCConnectionState.Address).To(Equal(address))
-		g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
-	}).Should(Succeed())
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // runOperatorAsInstalled runs the operator binary as a local process, as the Deployment OLM

@@ -390,25 +390,18 @@ func (e *Env) ExpectClusterRolesGone(ns string) {
 }
 
 // Subscribe installs the package in ns as a user does through OLM v0: a CatalogSource named
-// catalogName in catalogNS serving image (CreateCatalogSource), and a Subscription to it
-// (Subscription).
+// catalogName in catalogNS serving image (its registry pod under Pod Security restricted),
+// and a Subscription to it (Subscription).
 func (e *Env) Subscribe(ns, catalogNS, catalogName, image string, adjust func(*operatorsv1alpha1.SubscriptionSpec)) {
 	ginkgo.GinkgoHelper()
-	e.CreateCatalogSource(catalogNS, catalogName, image)
-	e.Subscription(ns, catalogNS, catalogName, adjust)
-}
-
-// CreateCatalogSource creates the CatalogSource catalogNS/name that serves the catalog image,
-// its registry pod under Pod Security restricted.
-func (e *Env) CreateCatalogSource(catalogNS, name, image string) {
-	ginkgo.GinkgoHelper()
 	gomega.Expect(e.Client.Create(context.Background(), &operatorsv1alpha1.CatalogSource{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: catalogNS},
+		ObjectMeta: metav1.ObjectMeta{Name: catalogName, Namespace: catalogNS},
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
 			SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: image, DisplayName: "Foo Operator",
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted},
 		},
 	})).To(gomega.Succeed())
+	e.Subscription(ns, catalogNS, catalogName, adjust)
 }
 
 // Subscription subscribes ns to the package's stable channel in the CatalogSource
