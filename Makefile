@@ -290,7 +290,7 @@ catalog-push: ## Push the catalog image CATALOG_IMG (needs a container engine).
 LOCAL_CLUSTER_NODE ?= kwok
 export LOCAL_CLUSTER_NODE
 .PHONY: cluster
-cluster: cluster-tools $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node-tools) ## Start a local control plane with one node (LOCAL_CLUSTER_NODE: kwok or real); kubeconfig in .kwok/kubeconfig.
+cluster: $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node-tools,cluster-tools) metrics-server ## Start a local control plane with one node (LOCAL_CLUSTER_NODE: kwok or real); kubeconfig in .kwok/kubeconfig.
 	hack/local-cluster.sh up
 
 .PHONY: cluster-down
@@ -298,21 +298,35 @@ cluster-down: ## Stop the local cluster and OLM, and delete their state.
 	hack/local-cluster.sh down
 
 .PHONY: olm
-olm: cluster ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
+olm: cluster olm-tools $(if $(filter real,$(LOCAL_CLUSTER_NODE)),grpc-health-probe) ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
 	hack/local-cluster.sh olm-up
 
 # DEMO_NODE is make demo's node: real where this machine may run containers (root on Linux;
 # hack/demo.sh still checks the rest and says why it falls back), kwok (simulated) elsewhere.
 DEMO_NODE ?= $(if $(filter 0,$(shell id -u)),real,kwok)
+# DEMO_TOOLS are what make demo runs (on the real node, no metrics-server: no HPA there), and
+# the manager binary it runs, built beside them (TOOLS_JOBS at a time).
+DEMO_TOOLS = $(if $(filter real,$(DEMO_NODE)),node-tools grpc-health-probe,cluster-tools metrics-server) olm-tools demo-manager
+TOOLS_JOBS ?= $(shell nproc)
 .PHONY: demo
-demo: cluster-tools $(if $(filter real,$(DEMO_NODE)),node-tools) ## Start a local cluster with OLM, install the operator from its catalog image and apply the sample Foo (DEMO_NODE: real or kwok).
+demo: ## Start a local cluster with OLM, install the operator from its catalog image and apply the sample Foo (DEMO_NODE: real or kwok).
+	$(MAKE) --no-print-directory -j$(TOOLS_JOBS) demo-tools
 	DEMO_NODE=$(DEMO_NODE) hack/demo.sh
+
+.PHONY: demo-tools
+demo-tools: $(DEMO_TOOLS) ## Build what make demo runs (DEMO_NODE: real or kwok).
+
+# demo-manager is the manager as make demo runs it: in the operator image on the real node,
+# as a process beside the simulated one.
+.PHONY: demo-manager
+demo-manager:
+	$(if $(filter real,$(DEMO_NODE)),$(call go-build-image-binary,manager,.),go build -o bin/manager .)
 
 .PHONY: demo-down
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: node-check cluster-tools node-tools kustomize operator-sdk crane ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
 	E2E_NODE=kwok go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	E2E_NODE=real go test -tags e2e ./test/e2e -v -timeout 40m -ginkgo.v
 
@@ -323,7 +337,7 @@ test-e2e: node-check cluster-tools node-tools kustomize operator-sdk crane ## Ru
 CHAOS_SHORT ?=
 CHAOS_REPORT ?= $(if $(CHAOS_SHORT),$(LOCALBIN)/reliability-short.md,$(CURDIR)/docs/reliability.md)
 .PHONY: test-chaos
-test-chaos: cluster-tools kustomize $(if $(CHAOS_SHORT),,node-check node-tools) ## Faults, outages, partition, hostile input, load and permissions on a local cluster; writes docs/reliability.md.
+test-chaos: kustomize $(if $(CHAOS_SHORT),cluster-tools,node-check node-tools) ## Faults, outages, partition, hostile input, load and permissions on a local cluster; writes docs/reliability.md.
 	@# Ginkgo has a suite timeout of its own (1 hour unless given), which the full suite outlasts;
 	@# go test's is longer, so that Ginkgo's report of a timeout is printed.
 	CHAOS_SHORT=$(CHAOS_SHORT) CHAOS_REPORT=$(CHAOS_REPORT) go test -tags chaos ./test/chaos -v -timeout 160m -ginkgo.v -ginkgo.timeout 150m \
@@ -368,9 +382,14 @@ undeploy: kustomize kubectl ## Remove the operator from the cluster in KUBECONFI
 
 ##@ Tools
 
-# Every tool is built the same way: `go build` of a package of its tools module,
+# Every tool is built the same way: `go build` of packages of its tools module,
 # hack/tools/<module>/go.mod, which pins the tool's version and its dependencies' (bump one
 # with `go get -tool <package>@<version>` there). A tool is rebuilt when its module changes.
+# Each target builds only the tools it runs; the binaries of one module that one target needs
+# are built by one `go build`, and builds of one module wait for each other (a lock in bin/),
+# so that a parallel make never compiles the same packages twice at once. Every module but
+# Kubernetes' (whose kubelet uses cgo) is built without cgo, as their releases are: one
+# statically linked binary serves this machine and the images.
 LOCALBIN ?= $(CURDIR)/bin
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
@@ -399,31 +418,52 @@ SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 CRANE ?= $(LOCALBIN)/crane
 KWOK ?= $(LOCALBIN)/kwok
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
-OLM_OPERATOR ?= $(LOCALBIN)/olm
 SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 MIN_ENVTEST_ASSETS ?= $(LOCALBIN)/k8s-min
 CODEGEN_TOOLS := $(addprefix $(LOCALBIN)/,applyconfiguration-gen client-gen informer-gen lister-gen)
+# OLM v0's olm and catalog operators and its copy-bundle utility.
+OLM_TOOLS := $(addprefix $(LOCALBIN)/,olm catalog cpb)
+# OLM v1's catalogd and operator-controller, for their images (hack/images.sh olmv1).
+OLMV1_TOOLS := $(addprefix $(LOCALBIN)/,catalogd operator-controller)
+# The Kubernetes commands a local cluster's control plane runs (kubectl drives it), and
+# those a real node adds.
+KUBE_CLUSTER := kube-apiserver kube-controller-manager kube-scheduler kubectl
+KUBE_NODE := $(KUBE_CLUSTER) kubelet kube-proxy
 # Kubernetes binaries report the version $(1) they are built from; clients that parse the
 # server version need it.
 k8s-ldflags = -s -w -X k8s.io/component-base/version.gitVersion=$(1) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(1)))
 K8S_LDFLAGS := $(call k8s-ldflags,$(KUBERNETES_VERSION))
-# operator-sdk built without cgo's gpgme; its version stamped as its release's.
+# operator-sdk's module (operator-sdk, scorecard-test, crane) built with
+# containers_image_openpgp in place of cgo's gpgme; its version stamped as its release's.
 SDK_FLAGS := -tags containers_image_openpgp -ldflags "-s -w \
 	-X github.com/operator-framework/operator-sdk/internal/version.Version=$(OPERATOR_SDK_VERSION) \
 	-X github.com/operator-framework/operator-sdk/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
 	-X github.com/operator-framework/operator-sdk/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
 	-X github.com/operator-framework/operator-sdk/internal/version.KubernetesVersion=$(KUBERNETES_VERSION)"
 
-# go-build-tool builds package $(3) of tools module hack/tools/$(2) into $(1), with go build
-# flags $(4) (-ldflags "-s -w" when none).
+# go-build-tool builds packages $(3) of tools module hack/tools/$(2) with one go build without
+# cgo, into file $(1) (one package) or directory $(1)/ (several), with go build flags $(4)
+# (-ldflags "-s -w" when none). It holds bin/.<module>.lock meanwhile.
 define go-build-tool
-@echo "Building $(notdir $(1)) from hack/tools/$(2) (once)"
-cd hack/tools/$(2) && go build $(or $(4),-ldflags "-s -w") -o $(1) $(3)
+@echo "Building $(if $(word 2,$(3)),$(notdir $(3)),$(notdir $(1))) from hack/tools/$(2) (once)"
+@exec 9>$(LOCALBIN)/.$(2).lock && flock 9 && cd hack/tools/$(2) && \
+	CGO_ENABLED=0 go build $(or $(4),-ldflags "-s -w") -o $(1)$(if $(word 2,$(3)),/) $(3)
 endef
 # tool-module is the prerequisites of a tool built from tools module $(1).
 tool-module = hack/tools/$(1)/go.mod hack/tools/$(1)/go.sum | $(LOCALBIN)
+# kube-build builds the Kubernetes commands $(1) that bin/k8s lacks or has older than
+# hack/tools/kube's module, with one go build (kubectl is linked into bin/ too).
+define kube-build
+@mkdir -p $(ENVTEST_ASSETS) && exec 9>$(LOCALBIN)/.kube.lock && flock 9 && \
+	cmds=$$(for c in $(1); do [ $(ENVTEST_ASSETS)/$$c -nt hack/tools/kube/go.mod ] && [ $(ENVTEST_ASSETS)/$$c -nt hack/tools/kube/go.sum ] || echo $$c; done); \
+	if [ -n "$$cmds" ]; then \
+		echo "Building" $$cmds "from hack/tools/kube (once)"; \
+		(cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $(ENVTEST_ASSETS)/ $$(printf 'k8s.io/kubernetes/cmd/%s ' $$cmds)); \
+	fi
+$(if $(filter kubectl,$(1)),@ln -sf k8s/kubectl $(KUBECTL))
+endef
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen (controller-tools).
@@ -441,11 +481,10 @@ $(GOLANGCI_LINT): $(call tool-module,golangci-lint)
 	$(call go-build-tool,$@,golangci-lint,github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
 
 .PHONY: envtest
-envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build kube-apiserver and etcd, envtest's control plane.
+envtest: $(ENVTEST_ASSETS)/etcd | $(LOCALBIN) ## Build kube-apiserver and etcd, envtest's control plane.
+	$(call kube-build,kube-apiserver)
 $(ENVTEST_ASSETS)/etcd: $(call tool-module,etcd)
 	$(call go-build-tool,$@,etcd,go.etcd.io/etcd/server/v3)
-$(addprefix $(ENVTEST_ASSETS)/,kube-apiserver kube-controller-manager kube-scheduler): $(ENVTEST_ASSETS)/%: $(call tool-module,kube)
-	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/$*,-ldflags "$(K8S_LDFLAGS)")
 
 .PHONY: envtest-min
 envtest-min: $(MIN_ENVTEST_ASSETS)/kube-apiserver $(MIN_ENVTEST_ASSETS)/etcd ## Build the kube-apiserver of the oldest Kubernetes the operator supports (the CSV's minKubeVersion).
@@ -455,35 +494,31 @@ $(MIN_ENVTEST_ASSETS)/etcd: $(ENVTEST_ASSETS)/etcd
 	mkdir -p $(@D) && ln -sf $< $@
 
 .PHONY: kubectl
-kubectl: $(KUBECTL) ## Build kubectl.
-$(KUBECTL): $(call tool-module,kube)
-	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(K8S_LDFLAGS)")
+kubectl: | $(LOCALBIN) ## Build kubectl.
+	$(call kube-build,kubectl)
 
 .PHONY: opm
-opm: $(OPM) ## Build opm (operator-registry).
+opm: $(OPM) ## Build opm (operator-registry): without cgo, its file-based catalog commands (not SQLite's).
 $(OPM): $(call tool-module,opm)
-	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags json1$(,)containers_image_openpgp -ldflags "-s -w")
+	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags containers_image_openpgp -ldflags "-s -w")
 
 .PHONY: operator-sdk
 operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI.
-$(OPERATOR_SDK): $(call tool-module,operator-sdk)
-	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/cmd/operator-sdk,$(SDK_FLAGS))
-
 .PHONY: scorecard-test
-scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program, statically linked as in its image.
-$(SCORECARD_TEST): export CGO_ENABLED = 0
-$(SCORECARD_TEST): $(call tool-module,operator-sdk)
-	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/images/scorecard-test,$(SDK_FLAGS))
-
+scorecard-test: $(SCORECARD_TEST) ## Build the scorecard's test program.
 .PHONY: crane
 crane: $(CRANE) ## Build crane (go-containerregistry), which make release reads digests with, as operator-sdk's --use-image-digests resolves them.
+$(OPERATOR_SDK): $(call tool-module,operator-sdk)
+	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/cmd/operator-sdk,$(SDK_FLAGS))
+$(SCORECARD_TEST): $(call tool-module,operator-sdk)
+	$(call go-build-tool,$@,operator-sdk,github.com/operator-framework/operator-sdk/images/scorecard-test,$(SDK_FLAGS))
 $(CRANE): $(call tool-module,operator-sdk)
-	$(call go-build-tool,$@,operator-sdk,github.com/google/go-containerregistry/cmd/crane)
+	$(call go-build-tool,$@,operator-sdk,github.com/google/go-containerregistry/cmd/crane,$(SDK_FLAGS))
 
 .PHONY: codegen-tools
 codegen-tools: $(CODEGEN_TOOLS) ## Build k8s.io/code-generator's generators.
-$(CODEGEN_TOOLS): $(LOCALBIN)/%: $(call tool-module,code-generator)
-	$(call go-build-tool,$@,code-generator,k8s.io/code-generator/cmd/$*)
+$(CODEGEN_TOOLS) &: $(call tool-module,code-generator)
+	$(call go-build-tool,$(LOCALBIN),code-generator,$(addprefix k8s.io/code-generator/cmd/,$(notdir $(CODEGEN_TOOLS))))
 
 .PHONY: sample-controller
 sample-controller: $(SAMPLE_CONTROLLER) ## Build kubernetes/sample-controller and copy its CRD, for make bench.
@@ -492,17 +527,33 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest envtest-min kubectl opm operator-sdk scorecard-test crane codegen-tools cluster-tools node-tools ## Build every tool the tests use (make -j2 tools builds two at a time: 33 to 80 minutes on a cold 2-core machine, docs/development.md#measurement-history).
+tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
 
+# What a local cluster (hack/local-cluster.sh) runs: the control plane and kwok (kwokctl,
+# and kwok's controller for simulated nodes) with a simulated node (cluster-tools) or a real
+# one (node-tools: also Debian's container runtime, the kubelet, kube-proxy, CoreDNS and a
+# registry). A goal takes one of the two, so that its Kubernetes binaries are built by one
+# go build; metrics-server where HPAs run, OLM's tools where OLM runs.
+CONTROL_PLANE_TOOLS := $(ENVTEST_ASSETS)/etcd $(KWOK)
 .PHONY: cluster-tools
-cluster-tools: $(addprefix $(ENVTEST_ASSETS)/,kube-apiserver etcd kube-controller-manager kube-scheduler) $(KWOK) $(METRICS_SERVER) $(OLM_OPERATOR) $(KUBECTL) $(OPM) ## Build what the local cluster needs (about 15 minutes on a cold machine).
+cluster-tools: $(CONTROL_PLANE_TOOLS) ## Build what a local cluster with a simulated node runs.
+	$(call kube-build,$(KUBE_CLUSTER))
 
-# What the real node (hack/real-node.sh) and its images (hack/images.sh) need beyond the
-# control plane: Debian's container runtime, and from Go modules the kubelet, kube-proxy,
-# CoreDNS, a registry, and statically linked builds of what goes into images.
 .PHONY: node-tools
-node-tools: node-packages $(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy) $(LOCALBIN)/coredns $(LOCALBIN)/registry \
-	$(LOCALBIN)/grpc_health_probe $(addprefix $(LOCALBIN)/static/,olm catalog cpb opm catalogd operator-controller) $(SCORECARD_TEST) $(OPERATOR_SDK) ## Build and install what a real node needs.
+node-tools: node-packages $(CONTROL_PLANE_TOOLS) $(addprefix $(LOCALBIN)/,coredns registry) ## Build and install what a local cluster with a real node runs.
+	$(call kube-build,$(KUBE_NODE))
+
+.PHONY: metrics-server
+metrics-server: $(METRICS_SERVER) ## Build metrics-server, for HorizontalPodAutoscalers on a local cluster.
+
+.PHONY: olm-tools
+olm-tools: $(OLM_TOOLS) $(OPM) ## Build OLM v0 (processes on a simulated node, its image on a real one) and opm.
+
+.PHONY: grpc-health-probe
+grpc-health-probe: $(LOCALBIN)/grpc_health_probe ## Build gRPC's health probe, for the opm image on a real node.
+
+.PHONY: olmv1-tools
+olmv1-tools: $(OLMV1_TOOLS) ## Build OLM v1's catalogd and operator-controller, for their images on a real node.
 
 .PHONY: registry
 registry: $(LOCALBIN)/registry ## Build the registry (distribution): the local cluster's and make catalog's.
@@ -522,43 +573,24 @@ node-packages: ## Install Debian's containerd, runc, podman, CNI plugins and ipt
 		{ [ "$$(id -u)" = 0 ] || { echo "node-packages: installing $(NODE_PACKAGES) needs root"; exit 1; }; \
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NODE_PACKAGES) >/dev/null; }
 
-$(addprefix $(ENVTEST_ASSETS)/,kubelet kube-proxy): $(ENVTEST_ASSETS)/%: $(call tool-module,kube)
-	$(call go-build-tool,$@,kube,k8s.io/kubernetes/cmd/$*,-ldflags "$(K8S_LDFLAGS)")
-# CoreDNS runs in an image without a C library: statically linked.
-$(LOCALBIN)/coredns: export CGO_ENABLED = 0
-$(LOCALBIN)/coredns: $(call tool-module,coredns)
-	$(call go-build-tool,$@,coredns,github.com/coredns/coredns)
+# CoreDNS with the plugins the real node's Corefile uses (hack/tools/coredns/main.go).
+$(LOCALBIN)/coredns: hack/tools/coredns/main.go $(call tool-module,coredns)
+	$(call go-build-tool,$@,coredns,.)
 $(LOCALBIN)/registry: $(call tool-module,registry)
 	$(call go-build-tool,$@,registry,github.com/distribution/distribution/v3/cmd/registry)
-$(LOCALBIN)/grpc_health_probe: export CGO_ENABLED = 0
 $(LOCALBIN)/grpc_health_probe: $(call tool-module,grpc-health-probe)
 	$(call go-build-tool,$@,grpc-health-probe,github.com/grpc-ecosystem/grpc-health-probe)
-# bin/static: statically linked, for images without a C library.
-$(addprefix $(LOCALBIN)/static/,olm catalog): export CGO_ENABLED = 0
-$(addprefix $(LOCALBIN)/static/,olm catalog): $(LOCALBIN)/static/%: $(call tool-module,olm)
-	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/$*)
-$(LOCALBIN)/static/cpb: export CGO_ENABLED = 0
-$(LOCALBIN)/static/cpb: $(call tool-module,olm)
-	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/util/cpb)
-# OLM v1's catalogd and operator-controller, for their images (hack/images.sh); built without
-# cgo's gpgme, as their release is.
-$(addprefix $(LOCALBIN)/static/,catalogd operator-controller): export CGO_ENABLED = 0
-$(addprefix $(LOCALBIN)/static/,catalogd operator-controller): $(LOCALBIN)/static/%: $(call tool-module,operator-controller)
-	$(call go-build-tool,$@,operator-controller,github.com/operator-framework/operator-controller/cmd/$*,-tags containers_image_openpgp -ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)")
-# opm needs cgo (sqlite), so it is linked statically against glibc.
-$(LOCALBIN)/static/opm: $(call tool-module,opm)
-	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags json1$(,)containers_image_openpgp$(,)netgo$(,)osusergo -ldflags '-s -w -linkmode external -extldflags "-static"')
+$(OLM_TOOLS) &: $(call tool-module,olm)
+	$(call go-build-tool,$(LOCALBIN),olm,$(addprefix github.com/operator-framework/operator-lifecycle-manager/,cmd/olm cmd/catalog util/cpb))
+# Built with containers_image_openpgp in place of cgo's gpgme, as OLM v1's release is.
+$(OLMV1_TOOLS) &: $(call tool-module,operator-controller)
+	$(call go-build-tool,$(LOCALBIN),operator-controller,$(addprefix github.com/operator-framework/operator-controller/cmd/,catalogd operator-controller),-tags containers_image_openpgp -ldflags "-s -w -X github.com/operator-framework/operator-controller/internal/shared/version.version=$(OLMV1_VERSION)")
 
 $(METRICS_SERVER): $(call tool-module,metrics-server)
 	$(call go-build-tool,$@,metrics-server,sigs.k8s.io/metrics-server/cmd/metrics-server,-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)")
 
-$(KWOK): $(call tool-module,kwok)
-	$(call go-build-tool,$(LOCALBIN)/kwokctl,kwok,sigs.k8s.io/kwok/cmd/kwokctl)
-	$(call go-build-tool,$@,kwok,sigs.k8s.io/kwok/cmd/kwok)
-
-$(OLM_OPERATOR): $(call tool-module,olm)
-	$(call go-build-tool,$(LOCALBIN)/catalog,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/catalog)
-	$(call go-build-tool,$@,olm,github.com/operator-framework/operator-lifecycle-manager/cmd/olm)
+$(KWOK) $(LOCALBIN)/kwokctl &: $(call tool-module,kwok)
+	$(call go-build-tool,$(LOCALBIN),kwok,sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl)
 
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.

@@ -19,8 +19,12 @@ node=${DEMO_NODE:-real}
 if [ "$node" = real ] && ! why=$(hack/real-node.sh check 2>&1); then
 	printf '\n==> This machine cannot run containers, so the demo falls back to the simulated node (kwok):\n    %s\n' "$why"
 	node=kwok
+	make --no-print-directory -j"$(nproc)" demo-tools DEMO_NODE=kwok
 fi
 export LOCAL_CLUSTER_NODE=$node
+# metrics-server serves HPAs on the simulated node's usage, which the hints below try; the
+# real node's demo has no HPA to serve.
+[ "$node" = kwok ] || export LOCAL_CLUSTER_METRICS_SERVER=false
 
 # install SOURCE: the CatalogSource foo-operator-catalog in namespace olm, serving from
 # SOURCE (its spec's "image: ..." or "address: ..."), the namespace (Pod Security

@@ -8,6 +8,10 @@
 # registry.k8s.io, as a disconnected cluster's mirror is.
 #
 #   hack/images.sh base                         # the stand-ins for public images (below)
+#                                               # that every cluster runs, then by group:
+#   hack/images.sh olm                          # OLM v0's and opm's (make demo's)
+#   hack/images.sh olmv1                        # OLM v1's
+#   hack/images.sh sdk                          # operator-sdk's: run bundle, scorecard (after olm)
 #   hack/images.sh build REF DOCKERFILE CONTEXT # a project image (operator, bundle, catalog)
 #   hack/images.sh operator REF                 # the operator image, as ./Dockerfile builds it
 #   hack/images.sh podman ARGS...               # podman on this storage (a CONTAINER_TOOL for make)
@@ -23,12 +27,12 @@
 #                                         port 8080, pid and temporary files in /tmp (as
 #                                         nginx-unprivileged); the page names the tag, so
 #                                         the two differ as an upgrade's operand does
-#   quay.io/operator-framework/opm:v1.65.0 bin/opm (static) + grpc_health_probe on busybox
+#   quay.io/operator-framework/opm:v1.65.0 bin/opm (without cgo) + grpc_health_probe on busybox
 #   quay.io/operator-framework/olm:v0.38.0 olm, catalog and cpb on busybox
 #   quay.io/example/empty-index:v1.65.0   no public counterpart: an empty file-based catalog
 #                                         on the opm image, operator-sdk run bundle's index
 #   quay.io/operator-framework/catalogd:v1.2.0 and operator-controller:v1.2.0
-#                                         OLM v1's binaries (bin/static) in the images of
+#                                         OLM v1's binaries (make olmv1-tools) in the images of
 #                                         their own Dockerfiles, on the distroless stand-in
 #   quay.io/operator-framework/scorecard-test:v1.42.2
 #                                         scorecard-test at operator-sdk's version
@@ -118,11 +122,6 @@ base() {
 	printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nCMD ["sh"]\n' >"$ctx/busybox/Dockerfile"
 	build docker.io/library/busybox:1.35.0 "$ctx/busybox/Dockerfile" "$ctx/busybox"
 
-	# operator-sdk run bundle's --decompression-image default: its registry pod's init
-	# container needs sh, cat and gzip, which busybox has.
-	printf 'FROM docker.io/library/busybox:1.35.0\n' >"$ctx/busybox/ubi.Dockerfile"
-	build registry.access.redhat.com/ubi9/ubi:9.7 "$ctx/busybox/ubi.Dockerfile" "$ctx/busybox"
-
 	stage "$ctx/distroless"
 	mkdir -p "$ctx/distroless/rootfs/etc/ssl/certs" "$ctx/distroless/rootfs/tmp"
 	chmod 1777 "$ctx/distroless/rootfs/tmp"
@@ -169,11 +168,42 @@ EOF
 		build "docker.io/nginxinc/nginx-unprivileged:$tag" "$ctx/nginx/Dockerfile" "$ctx/nginx"
 	done
 
+	stage "$ctx/coredns"
+	cp "$bin/coredns" "$ctx/coredns/"
+	printf 'FROM scratch\nCOPY coredns /coredns\nUSER 65532:65532\nENTRYPOINT ["/coredns"]\n' >"$ctx/coredns/Dockerfile"
+	build registry.k8s.io/coredns/coredns:v1.13.1 "$ctx/coredns/Dockerfile" "$ctx/coredns"
+}
+
+# olm: OLM v0 and opm (the catalog images' base).
+olm() {
+	local ctx=$state/ctx
 	stage "$ctx/opm"
-	cp "$bin/static/opm" "$bin/grpc_health_probe" "$ctx/opm/"
+	cp "$bin/opm" "$bin/grpc_health_probe" "$ctx/opm/"
 	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY opm grpc_health_probe /bin/\nUSER 1001\nENTRYPOINT ["/bin/opm"]\nCMD ["--help"]\n' >"$ctx/opm/Dockerfile"
-	# :latest too: operator-sdk run bundle's default --index-image.
 	build quay.io/operator-framework/opm:v1.65.0 "$ctx/opm/Dockerfile" "$ctx/opm"
+
+	stage "$ctx/olm"
+	cp "$bin/olm" "$bin/catalog" "$bin/cpb" "$ctx/olm/"
+	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY olm catalog cpb /bin/\nUSER 1001\n' >"$ctx/olm/Dockerfile"
+	build quay.io/operator-framework/olm:v0.38.0 "$ctx/olm/Dockerfile" "$ctx/olm"
+}
+
+# olmv1: OLM v1, each binary in the image its module's own Dockerfile builds.
+olmv1() {
+	local ctx=$state/ctx olmv1 version component
+	olmv1=$(cd "$root/hack/tools/operator-controller" && go list -m -f '{{.Dir}} {{.Version}}' github.com/operator-framework/operator-controller)
+	read -r olmv1 version <<<"$olmv1"
+	for component in catalogd operator-controller; do
+		stage "$ctx/$component"
+		cp "$bin/$component" "$ctx/$component/"
+		build "quay.io/operator-framework/$component:$version" "$olmv1/Dockerfile.$component" "$ctx/$component"
+	done
+}
+
+# sdk: what operator-sdk run bundle and scorecard run.
+sdk() {
+	local ctx=$state/ctx
+	# run bundle's default --index-image.
 	build quay.io/operator-framework/opm:latest "$ctx/opm/Dockerfile" "$ctx/opm"
 	# An empty file-based catalog on the opm image: what `operator-sdk run bundle` takes as
 	# --index-image where its default (opm:latest, pulled from quay.io by the CLI itself to
@@ -182,22 +212,10 @@ EOF
 	mkdir -p "$ctx/opm/configs"
 	printf 'FROM quay.io/operator-framework/opm:v1.65.0\nCOPY configs /configs\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n' >"$ctx/opm/index.Dockerfile"
 	build quay.io/example/empty-index:v1.65.0 "$ctx/opm/index.Dockerfile" "$ctx/opm"
-
-	stage "$ctx/olm"
-	cp "$bin/static/olm" "$bin/static/catalog" "$ctx/olm/"
-	cp "$bin/static/cpb" "$ctx/olm/"
-	printf 'FROM docker.io/library/busybox:1.35.0\nCOPY olm catalog cpb /bin/\nUSER 1001\n' >"$ctx/olm/Dockerfile"
-	build quay.io/operator-framework/olm:v0.38.0 "$ctx/olm/Dockerfile" "$ctx/olm"
-
-	# OLM v1, each binary in the image its module's own Dockerfile builds.
-	local olmv1 version component
-	olmv1=$(cd "$root/hack/tools/operator-controller" && go list -m -f '{{.Dir}} {{.Version}}' github.com/operator-framework/operator-controller)
-	read -r olmv1 version <<<"$olmv1"
-	for component in catalogd operator-controller; do
-		stage "$ctx/$component"
-		cp "$bin/static/$component" "$ctx/$component/"
-		build "quay.io/operator-framework/$component:$version" "$olmv1/Dockerfile.$component" "$ctx/$component"
-	done
+	# run bundle's --decompression-image default: its registry pod's init container needs
+	# sh, cat and gzip, which busybox has.
+	printf 'FROM docker.io/library/busybox:1.35.0\n' >"$ctx/busybox/ubi.Dockerfile"
+	build registry.access.redhat.com/ubi9/ubi:9.7 "$ctx/busybox/ubi.Dockerfile" "$ctx/busybox"
 
 	stage "$ctx/scorecard"
 	cp "$bin/scorecard-test" "$ctx/scorecard/"
@@ -211,11 +229,6 @@ EOF
 	build quay.io/operator-framework/scorecard-untar:v1.42.2 "$sdk/images/scorecard-untar/Dockerfile" "$ctx/scorecard"
 	sed 's|^FROM docker.io/busybox:1.36|FROM docker.io/library/busybox:1.35.0|' "$sdk/images/scorecard-storage/Dockerfile" >"$ctx/scorecard/storage.Dockerfile"
 	build quay.io/operator-framework/scorecard-storage:v1.42.2 "$ctx/scorecard/storage.Dockerfile" "$ctx/scorecard"
-
-	stage "$ctx/coredns"
-	cp "$bin/coredns" "$ctx/coredns/"
-	printf 'FROM scratch\nCOPY coredns /coredns\nUSER 65532:65532\nENTRYPOINT ["/coredns"]\n' >"$ctx/coredns/Dockerfile"
-	build registry.k8s.io/coredns/coredns:v1.13.1 "$ctx/coredns/Dockerfile" "$ctx/coredns"
 }
 
 # operator REF: the operator image, as make docker-build builds it.
@@ -228,8 +241,11 @@ operator() {
 
 case "${1:-}" in
 base) base ;;
+olm) olm ;;
+olmv1) olmv1 ;;
+sdk) sdk ;;
 build) build "$2" "$3" "$4" ;;
 operator) operator "$2" ;;
 podman) shift && podman "$@" ;;
-*) echo "usage: $0 base | build REF DOCKERFILE CONTEXT | operator REF | podman ARGS..." >&2; exit 2 ;;
+*) echo "usage: $0 base | olm | olmv1 | sdk | build REF DOCKERFILE CONTEXT | operator REF | podman ARGS..." >&2; exit 2 ;;
 esac

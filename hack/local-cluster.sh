@@ -11,7 +11,8 @@
 #                   for pods that need not run (the chaos suite's load: thousands of
 #                   operands beside the operator's container), and taints the real node
 #                   (foo-operator.example.com/real-node:NoSchedule) so that only pods that
-#                   tolerate it run there.
+#                   tolerate it run there. LOCAL_CLUSTER_IMAGES names the groups of
+#                   hack/images.sh its registry holds beside base (olm unless set).
 # State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR overrides it: the e2e suite uses
 # its own); the cluster name, derived from that folder, and random ports keep two checkouts
 # (or the demo and the e2e suite) on one machine apart.

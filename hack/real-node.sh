@@ -148,7 +148,12 @@ EOF
 	OTEL_TRACES_EXPORTER=none nohup "$bin/registry" serve "$node/registry.yaml" >"$node/registry.log" 2>&1 &
 	echo $! >"$node/registry.pid"
 	wait_for registry 30 curl -sf --cacert "$node/pki/registry-ca.crt" "https://$ip:$registry_port/v2/"
-	REGISTRY=$ip:$registry_port "$root/hack/images.sh" base
+	# LOCAL_CLUSTER_IMAGES: the groups of hack/images.sh built beside base, in order (olm
+	# unless set: what make demo and make olm use).
+	local group
+	for group in base ${LOCAL_CLUSTER_IMAGES-olm}; do
+		REGISTRY=$ip:$registry_port "$root/hack/images.sh" "$group"
+	done
 
 	# containerd: every registry is mirrored by ours (_default: any registry not named here),
 	# with no fallback to the real one, so that traffic stays on this machine.

@@ -82,7 +82,7 @@ var (
 	// node is the kind of the cluster's node: kwok or real.
 	node = cmp.Or(os.Getenv("E2E_NODE"), "kwok")
 	// cluster is the suite's own, apart from a `make demo` one.
-	cluster = &framework.Cluster{Dir: filepath.Join(root, ".kwok-e2e-"+node), RealNode: node == "real"}
+	cluster = &framework.Cluster{Dir: filepath.Join(root, ".kwok-e2e-"+node), RealNode: node == "real", Images: []string{"olm", "olmv1", "sdk"}}
 	// env is the cluster with its admin's clients, which the helpers of test/framework/suite
 	// act on; cfg, k8s and clientset are its.
 	env        *suite.Env

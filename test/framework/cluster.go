@@ -33,6 +33,10 @@ type Cluster struct {
 	// RealNode makes its node one that runs containers, with a registry that mirrors the
 	// public registries the manifests name (hack/images.sh); false: a simulated node.
 	RealNode bool
+	// Images are the groups of hack/images.sh the real node's registry holds beside its
+	// base, in order: "olm" (OLM v0, opm), "olmv1" (catalogd, operator-controller), "sdk"
+	// (operator-sdk run bundle's and scorecard's, after olm).
+	Images []string
 	// SimulatedNode, with RealNode, adds a simulated node for pods that need not run, and
 	// taints the real node with RealNodeTaint: only pods that tolerate it run there.
 	SimulatedNode bool
@@ -70,7 +74,7 @@ func (c *Cluster) script(verb string, extraEnv ...string) error {
 	}
 	env := []string{"LOCAL_CLUSTER_DIR=" + c.Dir, "LOCAL_CLUSTER_AUDIT_POLICY=" + c.AuditPolicy,
 		"LOCAL_CLUSTER_METRICS_SERVER=" + strconv.FormatBool(!c.NoMetricsServer), "LOCAL_CLUSTER_NODE=" + node,
-		"LOCAL_CLUSTER_SIMULATED_NODE=" + strconv.FormatBool(c.SimulatedNode)}
+		"LOCAL_CLUSTER_SIMULATED_NODE=" + strconv.FormatBool(c.SimulatedNode), "LOCAL_CLUSTER_IMAGES=" + strings.Join(c.Images, " ")}
 	if c.NodePods > 0 {
 		env = append(env, "LOCAL_CLUSTER_NODE_PODS="+strconv.Itoa(c.NodePods))
 	}
