@@ -38,6 +38,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -158,7 +159,7 @@ func main() {
 	// managedFields of a delete that sets finalizers) derives from the user agent, which
 	// would otherwise be the binary's name.
 	cfg.UserAgent = controllers.FieldManager
-	cfg.QPS, cfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
+	shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
 	leaderRecorder := &deferredRecorder{}
 	var (
 		leaderLock resourcelock.Interface
@@ -228,6 +229,20 @@ func main() {
 	if err := mgr.Start(ctx); err != nil {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
+	}
+}
+
+// shareClientLimits gives every client built from cfg one token bucket of qps requests per
+// second and bursts of burst: the manager's cache and client, its API reader, the
+// Deployments client, the event recorders, the leader election lock and the metrics
+// endpoint's authentication each copy cfg, and client-go would give each copy a bucket of
+// its own from QPS and Burst, so together they could send several times the limit. With
+// one bucket, --kube-api-qps and --kube-api-burst bound all of the operator's requests. A
+// negative qps sets no limit, as client-go has it.
+func shareClientLimits(cfg *rest.Config, qps float64, burst int) {
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	if qps > 0 {
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, burst)
 	}
 }
 

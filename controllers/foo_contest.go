@@ -201,6 +201,15 @@ func (m *memories) nameFree(foo *samplev1alpha1.Foo) {
 	m.update(foo, func(mem *fooMemory) { mem.conflictSince = time.Time{} })
 }
 
+// inConflict reports whether foo found its Deployment name taken and has not found it
+// free since.
+func (m *memories) inConflict(foo *samplev1alpha1.Foo) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mem := m.byFoo[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}]
+	return mem != nil && mem.uid == foo.UID && !mem.conflictSince.IsZero()
+}
+
 // fieldTaken says whether a pass that found taker owning a field the operator sets takes
 // it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
 func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string, now time.Time, first, limit time.Duration) (apply bool, err error) {

@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -99,12 +100,6 @@ const (
 // completes (see progressReportWait).
 const DefaultProgressReportDelay = 15 * time.Second
 
-// createOnly is the resourceVersion precondition that makes a server-side apply a create:
-// the API server refuses the apply with Conflict when a Deployment of that name exists,
-// because no stored object has resourceVersion 1 (etcd's first write is revision 2), and
-// ignores the precondition when it creates the object.
-const createOnly = "1"
-
 // FooReconciler keeps, for every Foo, an nginx Deployment of the name and size the Foo asks
 // for, and reports the Deployment's state in the Foo's status.
 type FooReconciler struct {
@@ -141,8 +136,7 @@ type FooReconciler struct {
 // OwnerReferencesPermissionEnforcement admission plugin (OpenShift) allow only to who may
 // update the owner's finalizers.
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
-// Deployments are created by server-side apply: a PATCH the API server authorizes as create
-// when the Deployment does not exist yet.
+// Deployments are created with a POST and changed by server-side apply.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -272,14 +266,34 @@ func (r *FooReconciler) ownedDeployments(ctx context.Context, foo *samplev1alpha
 // since (a lagging cache, a concurrent create) is refused with a Conflict, and the pass
 // ends with a staleDecision, retried at once on a fresh read: nothing is decided twice in a
 // pass.
+//
+// The cache holds only the Deployments the operator manages, so when it has none of the
+// name, the Deployment is created at once, and read from the API server only when the
+// name is taken (AlreadyExists): a Deployment someone else created is seen, and sent no
+// write, without a read before every create. A Foo whose name was found taken reads the
+// API server first until the name is free.
 func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
 		return nil, newPassError(invalidSpec, err)
 	}
 	desired := deploymentFor(foo, r.DefaultImage)
-	o, err := r.observe(ctx, foo, desired)
+	cached := !r.memory.inConflict(foo)
+	reader := r.APIReader
+	if cached {
+		reader = r.Client
+	}
+	o, err := r.observe(ctx, reader, foo, desired)
 	if err != nil {
 		return nil, err
+	}
+	if o.live == nil && cached {
+		d, err := r.createDeployment(ctx, foo, desired)
+		if !errors.Is(err, errNameExists) {
+			return d, err
+		}
+		if o, err = r.observe(ctx, r.APIReader, foo, desired); err != nil {
+			return nil, err
+		}
 	}
 	w, condition := r.decide(foo, o)
 	if w.action == noWrite {
@@ -302,38 +316,28 @@ type seen struct {
 	drift drift
 }
 
-// observe reads the Deployment of the Foo's name from the cache, which holds only the
-// Deployments the operator manages, with only the operator's own managedFields. It reads
-// it from the API server instead when the cache has none of that name, so that a
-// Deployment someone else created is seen (and never sent a write: the create-only
-// precondition would refuse it, but the request would still reach admission webhooks and
-// the audit log as a write to someone else's object), and when another writer took fields
-// the operator set, since only the stored managedFields say who.
-func (r *FooReconciler) observe(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (seen, error) {
+// observe reads the Deployment of the Foo's name with reader: the cache, which holds only
+// the Deployments the operator manages, with their managedFields but those of the status
+// subresource (so it says who took a field the operator sets), or the API server.
+func (r *FooReconciler) observe(ctx context.Context, reader client.Reader, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (seen, error) {
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
+	d := &appsv1.Deployment{}
+	switch err := reader.Get(ctx, key, d); {
+	case apierrors.IsNotFound(err):
+		return seen{}, nil
+	case err != nil:
+		return seen{}, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
+	}
+	o := seen{live: d, controlled: metav1.IsControlledBy(d, foo)}
+	if !o.controlled {
+		return o, nil
+	}
 	want, err := fieldSet(desired)
 	if err != nil {
 		return seen{}, err
 	}
-	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
-	var o seen
-	for _, reader := range []client.Reader{r.Client, r.APIReader} {
-		d := &appsv1.Deployment{}
-		switch err := reader.Get(ctx, key, d); {
-		case apierrors.IsNotFound(err):
-			o = seen{}
-			continue
-		case err != nil:
-			return seen{}, newPassError(readFailed, fmt.Errorf("get Deployment %s: %w", key, err))
-		}
-		o = seen{live: d, controlled: metav1.IsControlledBy(d, foo)}
-		if !o.controlled {
-			break
-		}
-		if o.drift, err = driftOf(desired, want, d); err != nil || o.drift.lost.Empty() {
-			return o, err
-		}
-	}
-	return o, nil
+	o.drift, err = driftOf(desired, want, d)
+	return o, err
 }
 
 // write is what a pass writes to the Deployment of the Foo's name.
@@ -341,6 +345,9 @@ type write struct {
 	action writeAction
 	// taker is the writer whose field an update takes back; nil when none.
 	taker *fieldTaker
+	// ownCreated: the apply may prune fields the operator's create set, so that create's
+	// entry becomes its apply entry first (ownCreatedFields).
+	ownCreated bool
 }
 
 type writeAction int
@@ -364,31 +371,49 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	case o.live == nil:
 		return write{action: createWrite}, nil
 	case adoptable(o.live, foo):
-		return write{action: adoptWrite}, nil
+		return write{action: adoptWrite, ownCreated: createdBy(o.live)}, nil
 	case !o.controlled:
 		return write{}, r.nameTaken(foo, o.live.Name, now)
 	case o.drift.none():
 		return write{}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
 	}
+	update := write{action: updateWrite, ownCreated: o.drift.changed && !o.drift.replicasOnly && createdBy(o.live)}
 	taker, err := takerOf(o.live, o.drift.lost)
 	switch {
 	case err != nil:
 		return write{}, err
 	case taker == nil:
-		return write{action: updateWrite}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
+		return update, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
 	}
 	if apply, err := r.memory.fieldTaken(foo, *taker, o.live.Name, now, first, limit); !apply {
 		return write{}, err
 	}
-	return write{action: updateWrite, taker: taker}, nil
+	update.taker = taker
+	return update, nil
+}
+
+// createdBy reports whether d has the managedFields entry of the operator's create.
+func createdBy(d *appsv1.Deployment) bool {
+	return slices.ContainsFunc(d.ManagedFields, isOwnCreate)
 }
 
 // act writes w: it creates the Deployment, or applies desired over live, the Deployment
 // the decision was made on.
 func (r *FooReconciler) act(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, w write) (*appsv1.Deployment, error) {
+	if w.action == createWrite {
+		d, err := r.createDeployment(ctx, foo, desired)
+		if errors.Is(err, errNameExists) {
+			return nil, newPassError(staleDecision, fmt.Errorf("create Deployment %s/%s: %w since the pass looked", foo.Namespace, *desired.Name, err))
+		}
+		return d, err
+	}
+	if w.ownCreated {
+		var err error
+		if live, err = r.ownCreatedFields(ctx, live); err != nil {
+			return live, err
+		}
+	}
 	switch {
-	case w.action == createWrite:
-		return r.createDeployment(ctx, foo, desired)
 	case w.action == adoptWrite:
 		return r.applyOver(ctx, foo, desired, live, true, "")
 	case w.taker == nil:
@@ -413,13 +438,25 @@ func (r *FooReconciler) nameTaken(foo *samplev1alpha1.Foo, name string, now time
 	}
 }
 
-// createDeployment creates the Deployment with a server-side apply, so the operator's
-// field manager owns every field it sets from the first write. The createOnly
-// precondition makes the apply fail with a Conflict (a staleDecision), rather than take
-// over the object, when someone created a Deployment of that name since observe looked.
+// errNameExists is the error of a create refused because the name is taken.
+var errNameExists = errors.New("a Deployment of that name exists")
+
+// createDeployment creates the Deployment with a POST, which the API server refuses with
+// AlreadyExists (errNameExists) when a Deployment of that name exists, whoever made it,
+// without writing to it. The operator's field manager records the create as an Update
+// entry of every field it sets (and those the API server defaulted): drift is judged on it
+// as on the operator's applies (isOwn), and the first apply that changes more than the
+// replicas first turns it into the operator's apply entry (ownCreatedFields), so that an
+// apply can prune what the create set.
 func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment, error) {
-	d, err := r.applyDeployment(ctx, desired.WithResourceVersion(createOnly))
-	if err != nil {
+	d := &appsv1.Deployment{}
+	if err := convert(desired, d); err != nil {
+		return nil, err
+	}
+	if err := r.Create(ctx, d, client.FieldOwner(FieldManager)); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil, errNameExists
+		}
 		return nil, newPassError(writeFailed, fmt.Errorf("create Deployment %s/%s: %w", foo.Namespace, *desired.Name, err))
 	}
 	deploymentWrites.WithLabelValues("create").Inc()
@@ -427,6 +464,15 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 	r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentCreated, "Create",
 		"Created Deployment %s with %d replicas", d.Name, foo.Spec.DesiredReplicas())
 	return d, nil
+}
+
+// convert turns an apply configuration into the object it describes.
+func convert(from *appsv1ac.DeploymentApplyConfiguration, to *appsv1.Deployment) error {
+	raw, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, to)
 }
 
 // adoptable reports whether d was made by the operator for an earlier Foo of foo's name,
@@ -507,23 +553,62 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 // releaseRepair removes repairFieldManager's managedFields entry from d, the Deployment
 // the apply after a one-of repair returned: the apply made the operator's field manager an
 // owner of the restored member, and the repair's entry would otherwise co-own it for good
-// (a later apply that stops setting the member could not prune it). The patch changes only
-// managedFields, which the API server then takes as given, and carries d's resourceVersion.
+// (a later apply that stops setting the member could not prune it).
 func (r *FooReconciler) releaseRepair(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	kept := slices.DeleteFunc(slices.Clone(d.ManagedFields), func(e metav1.ManagedFieldsEntry) bool { return e.Manager == repairFieldManager })
 	if len(kept) == len(d.ManagedFields) {
 		return d, nil
 	}
-	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(d), {Op: "replace", Path: "/metadata/managedFields", Value: kept}})
+	return r.setManagedFields(ctx, d, kept, "release the fields of "+repairFieldManager)
+}
+
+// ownCreatedFields makes the entry of the operator's create of d part of its apply entry,
+// so that the apply that follows owns what the create set: an apply prunes only the fields
+// its own entry held, and the create's entry would otherwise keep, for good, a field that
+// this or a later version of the operator no longer sets.
+func (r *FooReconciler) ownCreatedFields(ctx context.Context, d *appsv1.Deployment) (*appsv1.Deployment, error) {
+	own := &fieldpath.Set{}
+	var kept []metav1.ManagedFieldsEntry
+	var last *metav1.Time
+	for _, e := range d.ManagedFields {
+		if !isOwn(e) {
+			kept = append(kept, e)
+			continue
+		}
+		fields, err := entryFields(d, e)
+		if err != nil {
+			return d, err
+		}
+		own = own.Union(fields)
+		if last == nil || (e.Time != nil && e.Time.After(last.Time)) {
+			last = e.Time
+		}
+	}
+	raw, err := own.ToJSON()
 	if err != nil {
 		return d, err
 	}
-	released := d.DeepCopy()
-	if err := r.Patch(ctx, released, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(repairFieldManager)); err != nil {
-		return d, newPassError(writeFailed, fmt.Errorf("release the fields of %s in Deployment %s: %w", repairFieldManager, klog.KObj(d), err))
+	kept = append(kept, metav1.ManagedFieldsEntry{
+		Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: appsv1.SchemeGroupVersion.String(),
+		Time: last, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw},
+	})
+	return r.setManagedFields(ctx, d, kept, "own the fields the operator's create set in")
+}
+
+// setManagedFields replaces d's managedFields with entries. The patch changes only
+// managedFields, which the API server then takes as given, and carries d's
+// resourceVersion. what says what it does, for the error.
+func (r *FooReconciler) setManagedFields(ctx context.Context, d *appsv1.Deployment, entries []metav1.ManagedFieldsEntry, what string) (*appsv1.Deployment, error) {
+	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(d), {Op: "replace", Path: "/metadata/managedFields", Value: entries}})
+	if err != nil {
+		return d, err
+	}
+	patched := d.DeepCopy()
+	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(repairFieldManager)); err != nil {
+		return d, newPassError(writeFailed, fmt.Errorf("%s Deployment %s: %w", what, klog.KObj(d), err))
 	}
 	deploymentWrites.WithLabelValues("update").Inc()
-	return released, nil
+	return patched, nil
 }
 
 // applyDeployment writes desired with server-side apply, taking over the fields other
@@ -644,24 +729,24 @@ func indexDeploymentController(o client.Object) []string {
 // CachedObjects is what the reconciler needs the manager's cache to hold: only the
 // Deployments the operator manages, so that its memory does not grow with the cluster's
 // other Deployments, and without the managedFields it never reads: all of a Foo's, and
-// those of other field managers on a Deployment (drift is judged on the operator's own
-// entries; observe reads the stored Deployment when it needs the others).
+// those of the Deployments' status subresource (the Deployment controller's, the largest),
+// which owns no field the operator sets. The others stay: they say who took a field the
+// operator sets (takerOf), without a read of the stored Deployment.
 func CachedObjects() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}: {
 			Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
-			Transform: keepOwnManagedFields,
+			Transform: dropStatusManagedFields,
 		},
 		&samplev1alpha1.Foo{}: {Transform: cache.TransformStripManagedFields()},
 	}
 }
 
-// keepOwnManagedFields is the cache transform of Deployments: it keeps only the
-// managedFields entries of FieldManager.
-func keepOwnManagedFields(obj any) (any, error) {
+// dropStatusManagedFields is the cache transform of Deployments: it drops the managedFields
+// entries of the status subresource.
+func dropStatusManagedFields(obj any) (any, error) {
 	if o, ok := obj.(client.Object); ok {
-		own := slices.DeleteFunc(o.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool { return e.Manager != FieldManager })
-		o.SetManagedFields(own)
+		o.SetManagedFields(slices.DeleteFunc(o.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool { return e.Subresource == "status" }))
 	}
 	return obj, nil
 }

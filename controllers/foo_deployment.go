@@ -143,16 +143,17 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 					WithVolumes(corev1ac.Volume().WithName(tmpVolume).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))))))
 }
 
-// lastApplied is when the operator last changed d by server-side apply (the time of its
-// apply entry in managedFields, which the API server moves only when the apply changes
-// something); zero when it never did.
+// lastApplied is when the operator last changed d (the latest time of its managedFields
+// entries, which the API server moves only when a write changes something); zero when it
+// never did.
 func lastApplied(d *appsv1.Deployment) time.Time {
+	var last time.Time
 	for _, e := range d.ManagedFields {
-		if isOwnApply(e) && e.Time != nil {
-			return e.Time.Time
+		if isOwn(e) && e.Time != nil && e.Time.After(last) {
+			last = e.Time.Time
 		}
 	}
-	return time.Time{}
+	return last
 }
 
 // replicasOf is a Deployment's spec.replicas, 1 when unset, as the apps/v1 API defaults it.

@@ -79,12 +79,31 @@ var metaFields = fieldpath.NewSet(
 
 // withDesiredHash stamps desired with DesiredHashAnnotation: a hash of desired without it.
 func withDesiredHash(desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
+	return desired.WithAnnotations(map[string]string{DesiredHashAnnotation: hashOf(desired)})
+}
+
+// hashOf is the hash DesiredHashAnnotation records for desired, which does not carry it.
+func hashOf(desired *appsv1ac.DeploymentApplyConfiguration) string {
 	raw, err := json.Marshal(desired)
 	if err != nil {
 		panic(fmt.Sprintf("marshal a Deployment apply configuration: %v", err)) // only plain values: cannot fail
 	}
 	sum := sha256.Sum256(raw)
-	return desired.WithAnnotations(map[string]string{DesiredHashAnnotation: hex.EncodeToString(sum[:10])})
+	return hex.EncodeToString(sum[:10])
+}
+
+// hashWithReplicas is the DesiredHashAnnotation that desired, stamped by withDesiredHash,
+// would carry with replicas instead of its own.
+func hashWithReplicas(desired *appsv1ac.DeploymentApplyConfiguration, replicas int32) string {
+	other := *desired
+	objectMeta := *desired.ObjectMetaApplyConfiguration
+	objectMeta.Annotations = maps.Clone(objectMeta.Annotations)
+	delete(objectMeta.Annotations, DesiredHashAnnotation)
+	other.ObjectMetaApplyConfiguration = &objectMeta
+	spec := *desired.Spec
+	spec.Replicas = &replicas
+	other.Spec = &spec
+	return hashOf(&other)
 }
 
 // drift is what makes live differ from what the operator wants, as far as it is the
@@ -93,6 +112,9 @@ func withDesiredHash(desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.D
 type drift struct {
 	// changed: desired is not what the operator last applied (DesiredHashAnnotation).
 	changed bool
+	// replicasOnly: desired differs from what the operator last applied in spec.replicas
+	// only (a scale), so no field it set before is missing from desired.
+	replicasOnly bool
 	// lost are fields of desired that the operator's apply entry does not own in live.
 	lost *fieldpath.Set
 }
@@ -106,7 +128,7 @@ func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set, live *appsv1.Deployment) (drift, error) {
 	own := &fieldpath.Set{}
 	for _, e := range live.ManagedFields {
-		if isOwnApply(e) {
+		if isOwn(e) {
 			fields, err := entryFields(live, e)
 			if err != nil {
 				return drift{}, err
@@ -114,9 +136,12 @@ func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set
 			own = own.Union(fields)
 		}
 	}
+	applied := live.Annotations[DesiredHashAnnotation]
+	changed := applied != desired.Annotations[DesiredHashAnnotation]
 	return drift{
-		changed: live.Annotations[DesiredHashAnnotation] != desired.Annotations[DesiredHashAnnotation],
-		lost:    want.Difference(own).Difference(metaFields),
+		changed:      changed,
+		replicasOnly: changed && applied == hashWithReplicas(desired, replicasOf(live)),
+		lost:         want.Difference(own).Difference(metaFields),
 	}, nil
 }
 
@@ -149,9 +174,16 @@ func entryFields(d *appsv1.Deployment, e metav1.ManagedFieldsEntry) (*fieldpath.
 	return fields, nil
 }
 
-// isOwnApply reports whether a managedFields entry records the operator's applies.
-func isOwnApply(e metav1.ManagedFieldsEntry) bool {
-	return e.Manager == FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
+// isOwn reports whether a managedFields entry records the operator's writes of a
+// Deployment: its applies, or its create (an Update entry, see createDeployment).
+func isOwn(e metav1.ManagedFieldsEntry) bool {
+	return e.Manager == FieldManager && e.Subresource == ""
+}
+
+// isOwnCreate reports whether a managedFields entry records the operator's create of a
+// Deployment: the one Update entry of its field manager.
+func isOwnCreate(e metav1.ManagedFieldsEntry) bool {
+	return isOwn(e) && e.Operation == metav1.ManagedFieldsOperationUpdate
 }
 
 // fieldTaker is another writer that owns fields the operator sets.
@@ -176,7 +208,7 @@ func (t fieldTaker) writer() string {
 // none does (the fields were removed, not taken).
 func takerOf(live *appsv1.Deployment, lost *fieldpath.Set) (*fieldTaker, error) {
 	for _, e := range live.ManagedFields {
-		if isOwnApply(e) {
+		if isOwn(e) {
 			continue
 		}
 		theirs, err := entryFields(live, e)

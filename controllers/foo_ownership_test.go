@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -96,12 +97,55 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		}, true),
 	)
 
-	It("creates its Deployment with one server-side apply, so its field manager owns every field it sets", func() {
+	It("creates its Deployment without reading it first, and scales and corrects it without reading it from the API server", func() {
+		ownEntries := func(d *appsv1.Deployment) (ops []metav1.ManagedFieldsOperationType) {
+			for _, e := range d.ManagedFields {
+				if e.Manager == FieldManager {
+					ops = append(ops, e.Operation)
+				}
+			}
+			return ops
+		}
+		before := requests.count()
 		foo := create(ctx, newFoo("owner", withNamespace(ns)))
+		path := "/namespaces/" + ns + "/deployments"
 		d := eventuallyDeployment(ns, foo.Spec.DeploymentName)
-		Expect(d.ManagedFields).To(HaveLen(1))
-		Expect(d.ManagedFields[0].Manager).To(Equal(FieldManager))
-		Expect(d.ManagedFields[0].Operation).To(Equal(metav1.ManagedFieldsOperationApply))
+		Expect(filter(requests.since(before, http.MethodGet, http.MethodPost), path)[0]).To(Equal("POST /apis/apps/v1"+path), "the create comes first")
+		Expect(ownEntries(d)).To(Equal([]metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationUpdate}), "the create's entry")
+		desired := deploymentFor(getFoo(Default, foo), testImage)
+		fields, err := fieldSet(desired)
+		Expect(err).NotTo(HaveOccurred())
+		got, err := driftOf(desired, fields, d)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.none()).To(BeTrue(), "the create's entry counts as the operator's own: %+v", got)
+		name := path + "/" + foo.Spec.DeploymentName
+		Eventually(func(g Gomega) {
+			g.Expect(mgrCache.Get(ctx, client.ObjectKeyFromObject(d), &appsv1.Deployment{})).To(Succeed())
+		}).Should(Succeed())
+
+		By("scaling it with an apply, keeping the create's entry")
+		before = requests.count()
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](2) })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Replicas).To(HaveValue(Equal(int32(2))))
+		}).Should(Succeed())
+		Expect(ownEntries(getDeployment(Default, ns, foo.Spec.DeploymentName))).To(ConsistOf(metav1.ManagedFieldsOperationUpdate, metav1.ManagedFieldsOperationApply))
+
+		By("taking replicas back from another writer, whom the cache names")
+		neighbourUpdates(ctx, getDeployment(Default, ns, foo.Spec.DeploymentName), func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Replicas).To(HaveValue(Equal(int32(2))))
+		}).Should(Succeed())
+		expectEvent(ns, ReasonDeploymentScaled, ContainSubstring(fmt.Sprintf("took .spec.replicas back from field manager %q", kubectlEdit)))
+		Expect(filter(requests.since(before, http.MethodGet), name)).To(BeEmpty(), "no read of the Deployment from the API server")
+
+		By("making the create's entry its apply entry when the pod template changes, so an apply can prune what the create set")
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Image = "nginx:1.29" })
+		Eventually(func(g Gomega) {
+			d := getDeployment(g, ns, foo.Spec.DeploymentName)
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.29"))
+			g.Expect(ownEntries(d)).To(Equal([]metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationApply}))
+		}).Should(Succeed())
 	})
 
 	It("makes no write and emits no event when neighbours add fields, over a full rollout", func() {
@@ -187,7 +231,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 
 		_, err := reconciler.act(ctx, foo, deploymentFor(foo, testImage), nil, write{action: createWrite})
 		kind, _ := kindOf(err)
-		Expect(kind).To(Equal(staleDecision), "the create-only precondition refuses it: got %v", err)
+		Expect(kind).To(Equal(staleDecision), "the API server refuses the create with AlreadyExists: got %v", err)
 		Expect(errorPolicies[kind].retry).To(BeTrue())
 
 		_, err = reconciler.reconcileDeployment(ctx, foo)
@@ -343,7 +387,7 @@ func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 	c.WithLivenessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
 		WithEnv(corev1ac.EnvVar().WithName("NGINX_WORKER_PROCESSES").WithValue("2"))
 	(*c.Resources.Limits)[corev1.ResourceCPU] = resource.MustParse("500m")
-	delete(older.Annotations, DesiredHashAnnotation) // its hash is not this version's
+	older.Annotations[DesiredHashAnnotation] = hashWithReplicas(older, ptr.Deref(d.Spec.Replicas, 1)) // its own hash, not this version's
 	Expect(k8sClient.Apply(ctx, older, client.FieldOwner(FieldManager), client.ForceOwnership)).To(Succeed())
 }
 

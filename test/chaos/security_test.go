@@ -46,7 +46,6 @@ import (
 // request that uses them, and why it needs them.
 var unrequestedPermissions = map[string]string{
 	"update samplecontroller.example.com/foos/finalizers": "OwnerReferencesPermissionEnforcement (OpenShift) checks it when the operator sets blockOwnerDeletion on a Deployment",
-	"create apps/deployments":                             "a server-side apply (PATCH) that creates a Deployment is authorized as create",
 	"list apps/deployments":                               "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"list samplecontroller.example.com/foos":              "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"patch events.k8s.io/events":                          "the events library patches an Event when the same event repeats (a series)",

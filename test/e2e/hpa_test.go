@@ -252,8 +252,8 @@ func replicasManagers(d *appsv1.Deployment) []string {
 			Spec map[string]any `json:"f:spec"`
 		}
 		Expect(json.Unmarshal(entry.FieldsV1.Raw, &owned)).To(Succeed())
-		if _, ok := owned.Spec["f:replicas"]; ok {
-			managers = append(managers, entry.Manager)
+		if _, ok := owned.Spec["f:replicas"]; ok && !slices.Contains(managers, entry.Manager) {
+			managers = append(managers, entry.Manager) // once: the operator's create and apply entries may share it
 		}
 	}
 	return managers
