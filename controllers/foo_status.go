@@ -117,21 +117,35 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // the Deployment rolls out a change the operator applied less than delay ago, and nothing
 // is wrong, the steps of that rollout (generation observed, pods created, pods available)
 // are not written one by one: the pass that sees the rollout complete writes the status
-// once, or, for a slower rollout, the first pass after the delay. Until then the Foo's
-// observedGeneration still names the generation its status describes, so readers know the
-// status is behind. The Deployment's status changes start the passes; the wait returned
-// starts the one at the delay. The end of a problem (the stored status is Degraded) is
-// written at once.
+// once, or, for a slower rollout, the first pass after the delay reports it in progress,
+// and the next write is its end (or a problem, or a new reason for Progressing), not each
+// step between. Until then the Foo's observedGeneration still names the generation its
+// status describes, so readers know the status is behind. The Deployment's status changes
+// start the passes; the wait returned starts the one at the delay. The end of a problem
+// (the stored status is Degraded) is written at once.
 func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
 	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
 		return 0
 	}
 	applied := lastApplied(obs.deployment)
-	if applied.IsZero() {
+	switch {
+	case applied.IsZero():
 		return 0
+	case now.Before(applied.Add(delay)):
+		return min(delay, applied.Add(delay).Sub(now))
+	case progressReported(stored, status):
+		return delay
 	}
-	return max(0, min(delay, applied.Add(delay).Sub(now)))
+	return 0
+}
+
+// progressReported reports whether stored already reports the rollout status describes as
+// in progress: the same generation, Progressing true for the same reason.
+func progressReported(stored, status samplev1alpha1.FooStatus) bool {
+	was := meta.FindStatusCondition(stored.Conditions, samplev1alpha1.ProgressingCondition)
+	is := meta.FindStatusCondition(status.Conditions, samplev1alpha1.ProgressingCondition)
+	return stored.ObservedGeneration == status.ObservedGeneration && was != nil && was.Status == metav1.ConditionTrue && was.Reason == is.Reason
 }
 
 // computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on
