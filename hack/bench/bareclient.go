@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 )
@@ -44,6 +45,8 @@ const (
 	bareClientUserAgent = "bench-bare-client"
 	// bareClientLabel marks the Deployments the bare client made, which are all it caches.
 	bareClientLabel = "app.kubernetes.io/managed-by"
+	// bareClientWorkers is how many Foos it syncs at once: the operator's default.
+	bareClientWorkers = 2
 )
 
 // runBareClient is the lower bound the operator is measured against: it makes only the
@@ -65,6 +68,11 @@ func runBareClient(args []string) error {
 		return err
 	}
 	cfg.UserAgent, cfg.QPS, cfg.Burst = bareClientUserAgent, float32(*qps), *burst
+	if *qps > 0 {
+		// One bucket for both clients, as the operator has: each would build its own from
+		// QPS and Burst, and together send up to twice the limit.
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -73,7 +81,7 @@ func runBareClient(args []string) error {
 	if err != nil {
 		return err
 	}
-	fooGVR := schema.GroupVersionResource{Group: "samplecontroller.example.com", Version: "v1alpha1", Resource: "foos"}
+	fooGVR := schema.GroupVersionResource{Group: fooGroup, Version: "v1alpha1", Resource: "foos"}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -126,7 +134,8 @@ func runBareClient(args []string) error {
 		_, err = dyn.Resource(fooGVR).Namespace(foo.GetNamespace()).Patch(ctx, foo.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
 	}
-	for range 2 {
+	fmt.Printf("\"Starting workers\" count=%d\n", bareClientWorkers) // read by bench, as sample-controller's line
+	for range bareClientWorkers {
 		go func() {
 			for {
 				key, shutdown := queue.Get()

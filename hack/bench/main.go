@@ -18,9 +18,11 @@ limitations under the License.
 // bare client (the least work that converges Foos), each on a fresh local cluster (kwok,
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
 // contender of a configuration runs under the same client limits; each figure is the
-// median of -repeats runs, the repeats interleaved. Run it with `make bench`.
+// median of -repeats runs, the repeats interleaved. It fails when a contender sent more
+// requests than its client limits let through. Run it with `make bench`, on a working
+// tree that is its commit (-dirty for a development run, whose report goes to -out).
 //
-//	bench [-n 100,500,2000] [-limited-n 100] [-repeats 3] [-idle 60s] [-contenders operator,sample-controller,bare-client] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000,10000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-manager bin/manager] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -29,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +50,9 @@ type configuration struct {
 	sideBySide bool
 }
 
+// defaultOut is where make bench writes its report.
+const defaultOut = "docs/benchmarks.md"
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bare-client" {
 		if err := runBareClient(os.Args[2:]); err != nil {
@@ -55,18 +61,32 @@ func main() {
 		}
 		return
 	}
-	sizes := flag.String("n", "100,500,2000", "comma-separated numbers of Foos, unthrottled")
-	limitedSizes := flag.String("limited-n", "100", "comma-separated numbers of Foos at sample-controller's client limits (5/10); empty for none")
+	sizes := flag.String("n", "100,2000,10000", "comma-separated numbers of Foos, unthrottled")
+	limitedSizes := flag.String("limited-n", "100", "comma-separated numbers of Foos at sample-controller's client limits (5/10), all contenders side by side; empty for none")
+	equalLimits := flag.String("equal-limits", "50/100", "qps/burst of the configuration in which the operator and the bare client run under the same client limits")
+	equalSizes := flag.String("equal-limits-n", "2000,10000", "comma-separated numbers of Foos at -equal-limits; empty for none")
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
-	idle := flag.Duration("idle", time.Minute, "how long the idle scenario watches a converged cluster")
+	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
+	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
-	out := flag.String("out", "docs/benchmarks.md", "the Markdown report (its plot is written beside it)")
+	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
+	dirty := flag.Bool("dirty", false, "run on a working tree that differs from its commit: a development run, whose report says so and goes to -out, not "+defaultOut)
+	out := flag.String("out", defaultOut, "the Markdown report (its plot is written beside it)")
 	flag.Parse()
 
 	ns, err := numbers(*sizes)
 	check(err)
 	limitedNs, err := numbers(*limitedSizes)
 	check(err)
+	equal, err := parseLimits(*equalLimits)
+	check(err)
+	equalNs, err := numbers(*equalSizes)
+	check(err)
+	idleNs, err := numbers(*idleSizes)
+	check(err)
+	if *idleSizes == "" && len(ns) > 0 {
+		idleNs = []int{slices.Max(ns)}
+	}
 	var chosen []string
 	for _, name := range strings.Split(*names, ",") {
 		name = strings.TrimSpace(name)
@@ -75,20 +95,34 @@ func main() {
 		}
 		chosen = append(chosen, name)
 	}
+	run, err := newRunFacts() // before the runs: the commit measured
+	check(err)
+	switch {
+	case run.dirty && !*dirty:
+		check(fmt.Errorf("the working tree differs from commit %s (git status --porcelain): commit first, or pass -dirty for a development run", run.commit))
+	case *dirty && filepath.Clean(*out) == defaultOut:
+		check(fmt.Errorf("a -dirty run is not the benchmark of record: give it an -out other than %s", defaultOut))
+	}
+	run.shipped, err = shippedLimits()
+	check(err)
 	// sample-controller has no flag for its client limits: it runs only at client-go's.
-	unthrottled := slices.DeleteFunc(slices.Clone(chosen), func(name string) bool { return name == "sample-controller" })
+	others := slices.DeleteFunc(slices.Clone(chosen), func(name string) bool { return name == sampleControllerName })
 	configs := []configuration{
 		{limits: clientGoDefaults, contenders: chosen, ns: limitedNs, sideBySide: true},
-		{limits: limits{qps: -1, burst: 30}, contenders: unthrottled, ns: ns},
+		{limits: limits{qps: -1, burst: 30}, contenders: others, ns: ns},
+		{limits: equal, contenders: others, ns: equalNs},
 	}
 
-	run := newRunFacts() // before the runs: the commit measured
 	var runs []result
 	for repeat := 1; repeat <= *repeats; repeat++ {
 		for _, config := range configs {
 			for _, n := range config.ns {
 				progress("repeat %d of %d: %v, %d Foos", repeat, *repeats, config.limits, n)
-				rs, err := measureAll(config, n, *idle)
+				idleFor := time.Duration(0)
+				if slices.Contains(idleNs, n) {
+					idleFor = *idle
+				}
+				rs, err := measureAll(config, n, idleFor)
 				check(err)
 				runs = append(runs, rs...)
 			}
@@ -96,6 +130,32 @@ func main() {
 	}
 	run.took = time.Since(run.began)
 	check(report(runs, run, *out))
+	check(verifyLimits(runs))
+}
+
+// verifyLimits writes each limited run's peak requests to standard error, beside the bound
+// of its client limits, and fails when any passed its bound.
+func verifyLimits(runs []result) error {
+	var over []string
+	for _, r := range runs {
+		if !r.limits.limited() {
+			continue
+		}
+		bounds := make([]int, len(rateWindows))
+		for i, w := range rateWindows {
+			bounds[i] = r.limits.bound(r.buckets, w)
+		}
+		fmt.Fprintf(os.Stderr, "%s (%v, %d token buckets), %d Foos: most rate-limited requests (all but watches) within %v: %v; bounds %v\n", r.contender, r.limits, r.buckets, r.n, rateWindows, r.peaks, bounds)
+		for i, w := range rateWindows {
+			if r.peaks[i] > bounds[i] {
+				over = append(over, fmt.Sprintf("%s (%v), %d Foos: %d requests within %v, over the bound of %d (%s)", r.contender, r.limits, r.n, r.peaks[i], w, bounds[i], r.busiest[i]))
+			}
+		}
+	}
+	if len(over) > 0 {
+		return fmt.Errorf("client limits exceeded:\n%s", strings.Join(over, "\n"))
+	}
+	return nil
 }
 
 // measureAll measures each contender of config with n Foos, one after the other or side by
@@ -120,7 +180,7 @@ func measureAll(config configuration, n int, idle time.Duration) ([]result, erro
 	return rs, errors.Join(errs...)
 }
 
-// numbers parses a comma-separated list of positive numbers.
+// numbers parses a comma-separated list of positive numbers; empty for none.
 func numbers(list string) ([]int, error) {
 	var ns []int
 	for _, s := range strings.Split(list, ",") {

@@ -20,7 +20,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,23 +46,6 @@ import (
 	"github.com/example/foo-operator/test/framework"
 )
 
-// limits are a client's rate limits: requests per second and burst; a negative qps is none.
-type limits struct {
-	qps   float64
-	burst int
-}
-
-// clientGoDefaults are client-go's limits for a rest.Config that sets none: what
-// sample-controller runs with (it has no flag to change them).
-var clientGoDefaults = limits{qps: 5, burst: 10}
-
-func (l limits) String() string {
-	if l.qps < 0 {
-		return "unthrottled"
-	}
-	return fmt.Sprintf("%g/%d", l.qps, l.burst)
-}
-
 // contender is one program that converges Foos.
 type contender struct {
 	name string
@@ -68,12 +53,16 @@ type contender struct {
 	group, crd string
 	// userAgents are the prefixes of the user agents of its requests in the audit log.
 	userAgents []string
+	// buckets is how many token buckets of its client limits it has, each independent of the
+	// others: its requests are bounded by that many times one bucket's.
+	buckets int
 	// command is its command line and environment against the cluster of kubeconfig, with
 	// client limits l.
 	command func(kubeconfig string, l limits) (args, env []string, err error)
 	// passes is how many passes over a Foo (reconciles, syncs) p made since it started.
 	passes func(p *framework.Process, m *metricsClient) (int, error)
-	// scraped: a Prometheus scrapes its metrics every scrapeInterval, as in production.
+	// scraped: a Prometheus scrapes its metrics every scrapeInterval, as in production, and
+	// it serves Go's profiles (the operator).
 	scraped bool
 }
 
@@ -84,20 +73,40 @@ const (
 	operatorPprof   = "127.0.0.1:18082"
 )
 
+// The contenders' names on bench's command line.
+const (
+	operatorName         = "operator"
+	sampleControllerName = "sample-controller"
+	bareClientName       = "bare-client"
+)
+
+// fooGroup is the API group of the operator's Foos, which the bare client converges too.
+const fooGroup = "samplecontroller.example.com"
+
+// manager is the operator's executable (-manager), named manager as the image's is.
+var manager = "bin/manager"
+
 var contenders = map[string]contender{
-	"operator": {
-		name: "operator", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
+	operatorName: {
+		name: "operator", group: fooGroup, crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		// main.go sets the first (controllers.FieldManager); controller-runtime's leader
 		// election client sets its own: the binary's name (bin/manager, /manager in the image),
 		// then "/leader-election".
 		userAgents: []string{"foo-operator", "manager/"},
-		command:    operatorCommand,
-		passes:     reconciles,
-		scraped:    true,
+		// main.go gives every client it builds the one rest.Config.RateLimiter.
+		buckets: 1,
+		command: operatorCommand,
+		passes:  reconciles,
+		scraped: true,
 	},
-	"sample-controller": {
+	sampleControllerName: {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
 		userAgents: []string{"sample-controller/"},
+		// Its rest.Config leaves QPS at 0, so neither of its clientsets builds a bucket to share
+		// among its API groups: client-go's RESTClientFor gives each group's client a bucket of
+		// its defaults, and it uses three, apps/v1 (its Deployments), core/v1 (its events) and
+		// samplecontroller.k8s.io/v1alpha1 (its Foos).
+		buckets: 3,
 		command: func(kubeconfig string, l limits) ([]string, []string, error) {
 			if l != clientGoDefaults {
 				return nil, nil, fmt.Errorf("sample-controller has no flag for its client limits: it runs at client-go's %v only", clientGoDefaults)
@@ -106,9 +115,10 @@ var contenders = map[string]contender{
 		},
 		passes: syncedLines,
 	},
-	"bare-client": {
-		name: "bare client", group: "samplecontroller.example.com", crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
+	bareClientName: {
+		name: "bare client", group: fooGroup, crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
 		userAgents: []string{bareClientUserAgent},
+		buckets:    1, // its clients share one rest.Config.RateLimiter
 		command: func(kubeconfig string, l limits) ([]string, []string, error) {
 			return []string{os.Args[0], "bare-client", "-kubeconfig=" + kubeconfig,
 				fmt.Sprintf("-qps=%g", l.qps), fmt.Sprintf("-burst=%d", l.burst)}, nil, nil
@@ -120,7 +130,7 @@ var contenders = map[string]contender{
 // operatorCommand is the operator as config/manager runs it: its flags, and its environment
 // (the memory limit the Go runtime derives its soft limit from), with the listeners on
 // the loopback interface, the Lease in the benchmark's namespace, the client limits l, and
-// Go's profiles served for the heap profile in the report.
+// Go's profiles served for the profiles in the report.
 func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	raw, err := os.ReadFile(filepath.Join(framework.Root(), "config", "manager", "manager.yaml"))
 	if err != nil {
@@ -139,7 +149,7 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	if c == nil {
 		return nil, nil, fmt.Errorf("config/manager/manager.yaml has no Deployment with a container named manager")
 	}
-	args := []string{"bin/manager", "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
+	args := []string{manager, "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
 		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst), "--pprof-bind-address=" + operatorPprof}
 	for _, a := range c.Args {
 		switch name, _, _ := strings.Cut(a, "="); name {
@@ -147,6 +157,8 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 			a = name + "=" + operatorMetrics
 		case "--health-probe-bind-address":
 			a = name + "=" + operatorProbes
+		case "--kube-api-qps", "--kube-api-burst":
+			return nil, nil, fmt.Errorf("config/manager/manager.yaml sets %s: the benchmark would not run the limits it reports", name)
 		}
 		args = append(args, a)
 	}
@@ -170,6 +182,58 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	return args, env, nil
 }
 
+// shippedLimits are the client limits the operator runs with when config/manager sets
+// none (operatorCommand refuses a manifest that does): the defaults of its --kube-api-qps
+// and --kube-api-burst, as its --help prints them.
+func shippedLimits() (limits, error) {
+	out, _ := exec.Command(manager, "--help").CombinedOutput() // -help exits 0 or 2 by Go version
+	qps, err := flagDefault(string(out), "kube-api-qps")
+	if err != nil {
+		return limits{}, fmt.Errorf("%s --help: %w", manager, err)
+	}
+	burst, err := flagDefault(string(out), "kube-api-burst")
+	if err != nil {
+		return limits{}, fmt.Errorf("%s --help: %w", manager, err)
+	}
+	q, errQ := strconv.ParseFloat(qps, 64)
+	b, errB := strconv.Atoi(burst)
+	if errQ != nil || errB != nil {
+		return limits{}, fmt.Errorf("%s --help: defaults %q and %q", manager, qps, burst)
+	}
+	if q <= 0 {
+		q = -1 // every qps at or below zero sets no limit
+	}
+	return limits{qps: q, burst: b}, nil
+}
+
+// defaultPattern is how Go's flag package ends the usage of a flag whose default is not the
+// zero value.
+var defaultPattern = regexp.MustCompile(`\(default ([^)]*)\)`)
+
+// flagDefault is the default of flag name in the usage Go's flag package prints.
+func flagDefault(usage, name string) (string, error) {
+	head := regexp.MustCompile(`\n  -` + regexp.QuoteMeta(name) + `[ \n]`).FindStringIndex(usage)
+	if head == nil {
+		return "", fmt.Errorf("no -%s in %q", name, usage)
+	}
+	usage = usage[head[0]+1:]
+	if next := strings.Index(usage, "\n  -"); next >= 0 {
+		usage = usage[:next]
+	}
+	if m := defaultPattern.FindStringSubmatch(usage); m != nil {
+		return m[1], nil
+	}
+	return "0", nil // the flag package prints no default when it is the zero value
+}
+
+// latencies are the median and 99th percentile of the times of one phase's Foos (or
+// Deployments) to reach its target.
+type latencies struct{ p50, p99 time.Duration }
+
+func latenciesOf(ds []time.Duration) latencies {
+	return latencies{p50: percentile(ds, 0.5), p99: percentile(ds, 0.99)}
+}
+
 // result is what one contender did with n Foos under limits, in one repeat.
 type result struct {
 	contender string
@@ -180,16 +244,29 @@ type result struct {
 	// scaleOwn the times until every Deployment had the replicas of its Foo (the
 	// contender's own part, before the Deployment controller's).
 	converge, scale, convergeOwn, scaleOwn time.Duration
+	// convergeReady and scaleReady are the times of each Foo from the benchmark's create or
+	// scale request until it reported them (its availableReplicas equal to its replicas).
+	convergeReady, scaleReady latencies
 	// drift is the time until every Deployment was set back to its Foo's replicas after
-	// someone else changed them.
-	drift time.Duration
+	// someone else changed them; driftBack the times of each Deployment.
+	drift     time.Duration
+	driftBack latencies
+	// convergeCPU is the CPU time the contender used from the first Foo created until all
+	// were ready.
+	convergeCPU time.Duration
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
 	convergeReqs, idleReqs, scaleReqs, driftReqs, restartReqs map[string]int
-	// peakRate is the most requests the contender sent in one second while converging:
-	// the client limits at work.
-	peakRate int
-	idle     time.Duration
+	// buckets is how many token buckets of the limits the contender has; peaks the most
+	// rate-limited requests (all but watches) it sent within any window of each of
+	// rateWindows, in any of its processes, and busiest what they were (by verb and
+	// resource, and by user agent) from when.
+	buckets int
+	peaks   []int
+	busiest []string
+	// idle is the time the idle scenario watched the converged contender, as measured; zero
+	// when it did not run at this number of Foos.
+	idle time.Duration
 	// idleCPU is the CPU time the contender used while idle.
 	idleCPU time.Duration
 	// restart is the time from a restart of the converged contender until it had made a
@@ -199,6 +276,8 @@ type result struct {
 	// and unrelatedMem once restarted in a cluster that also holds unrelatedObjects
 	// Deployments and as many ConfigMaps.
 	mem, restartMem, unrelatedMem memory
+	// peakRSS is the highest resident memory of any of its processes (VmHWM).
+	peakRSS int64
 	// exe is the size of the contender's executable, whose pages make up the RSS beyond its
 	// anonymous memory.
 	exe int64
@@ -211,6 +290,17 @@ type result struct {
 	heapBy  []heapShare
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
+	// apiserver is the p99 latency of kube-apiserver's requests by verb while the Foos
+	// converged, and watches the watches it served once they had: of all its clients.
+	apiserver []verbLatency
+	watches   int
+	// workers is how many Foos the contender works on at once; queue its workqueue while
+	// converging (the operator's metrics).
+	workers int
+	queue   queueFigures
+	// cpuProfile and apiserverProfile are CPU profiles of the operator and of kube-apiserver
+	// from the Foos' creation on while they converged.
+	cpuProfile, apiserverProfile cpuFigures
 }
 
 const (
@@ -220,13 +310,26 @@ const (
 	// unrelatedObjects is how many Deployments, and how many ConfigMaps, B7 adds.
 	unrelatedObjects   = 5000
 	unrelatedNamespace = "unrelated"
-	// phaseTimeout bounds every phase that waits for the contender.
-	phaseTimeout = 30 * time.Minute
 	// controllerManagerQPS is kube-controller-manager's client limit (burst twice it) in
 	// every benchmark cluster: at its default of 20, its Deployment and ReplicaSet
 	// controllers would take most of each phase at 2,000 Foos, for every contender alike.
 	controllerManagerQPS = 200
+	// depthSampleInterval is how often the operator's workqueue depth is read while the
+	// Foos converge.
+	depthSampleInterval = 2 * time.Second
 )
+
+// phaseTimeout bounds every phase that waits for the contender with n Foos under limits l:
+// half an hour, more with the Foos (kube-controller-manager's client limit makes 10,000
+// rollouts take many minutes, as does a slow contender), and more under client limits (a
+// few requests per Foo at l.qps).
+func phaseTimeout(n int, l limits) time.Duration {
+	d := 30*time.Minute + time.Duration(n)*200*time.Millisecond
+	if l.limited() {
+		d += time.Duration(float64(10*n) / l.qps * float64(time.Second))
+	}
+	return d
+}
 
 // cluster is a fresh local cluster for one contender.
 type cluster struct {
@@ -237,157 +340,375 @@ type cluster struct {
 	metrics *metricsClient
 }
 
+// run is one contender on its cluster through the scenarios: its process (one after each
+// restart), the watches on its Foos, and what outlives each process.
+type run struct {
+	c       contender
+	l       limits
+	n       int
+	cl      *cluster
+	t       *tracker
+	label   string
+	timeout time.Duration
+	p       *framework.Process
+	// lives are when each of its processes ran; peakRSS the highest VmHWM of any.
+	lives   []span
+	peakRSS int64
+}
+
 // measure runs one contender with n Foos under limits l on a fresh cluster through every
-// scenario.
+// scenario; the idle scenario watches it for idle (none when zero).
 func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
-	r := result{contender: c.name, limits: l, n: n, idle: idle}
-	label := fmt.Sprintf("%s (%v), %d Foos", c.name, l, n)
-	cl, down, err := startCluster(c, n, label)
+	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets}
+	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
+	cl, down, err := startCluster(c, n, u.label)
 	if err != nil {
 		return r, err
 	}
 	defer down()
-	p, err := start(c, l, cl, "contender.log")
-	if err != nil {
+	u.cl = cl
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if u.t, err = track(ctx, cl); err != nil {
 		return r, err
 	}
-	defer func() { p.Stop(time.Minute) }()
+	if err := u.start("contender.log"); err != nil {
+		return r, err
+	}
+	defer func() { _ = u.stop() }()
+	if err := u.waitWorkers(); err != nil {
+		return r, err
+	}
 	if c.scraped {
 		stopScrapes := cl.metrics.scrapeEvery(scrapeInterval)
 		defer stopScrapes()
 	}
 
-	ctx := context.Background()
-	began := time.Now()
-	progress("%s: creating them", label)
-	if err := parallel(n, func(i int) error {
-		_, err := cl.foos.Create(ctx, newFoo(c.group, i), metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		return r, fmt.Errorf("create Foos: %w", err)
-	}
-	if r.convergeOwn, r.converge, err = waitAvailable(ctx, cl, n, 1, began, label); err != nil {
-		return r, err
-	}
-	converged := time.Now()
-	if r.mem, err = readMemory(p.Pid()); err != nil {
-		return r, err
-	}
-	exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", p.Pid()))
+	began, converged, err := u.converge(&r)
 	if err != nil {
 		return r, err
 	}
-	r.exe = exe.Size()
-	if c.scraped {
-		if r.goMem, err = goMemory(cl.metrics); err != nil {
-			return r, err
-		}
-	}
-
-	progress("%s: converged in %v; watching it idle for %v", label, r.converge.Round(100*time.Millisecond), idle)
-	cpuBefore, err := cpuTime(p.Pid())
+	idleStart, idleEnd, err := u.idle(&r, idle)
 	if err != nil {
 		return r, err
 	}
-	time.Sleep(idle)
-	idleEnd := time.Now()
-	cpuAfter, err := cpuTime(p.Pid())
+	scaleBegan, scaled, err := u.scale(&r)
 	if err != nil {
 		return r, err
 	}
-	r.idleCPU = cpuAfter - cpuBefore
-
-	progress("%s: scaling every Foo to 2 replicas", label)
-	patch := []byte(`{"spec":{"replicas":2}}`)
-	if err := parallel(n, func(i int) error {
-		_, err := cl.foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
-		return err
-	}); err != nil {
-		return r, fmt.Errorf("scale Foos: %w", err)
-	}
-	if r.scaleOwn, r.scale, err = waitAvailable(ctx, cl, n, 2, idleEnd, label); err != nil {
+	drifted, err := u.drift(&r)
+	if err != nil {
 		return r, err
 	}
-	scaled := time.Now()
 
-	progress("%s: someone scales every Deployment to 3 replicas", label)
-	if r.drift, err = driftReplicas(ctx, cl.kube, n); err != nil {
-		return r, err
-	}
-	// Let the Deployments settle at 2 replicas, and the contender report them.
-	if _, _, err = waitAvailable(ctx, cl, n, 2, time.Now(), label); err != nil {
-		return r, err
-	}
-	time.Sleep(5 * time.Second)
-	drifted := time.Now()
-
-	progress("%s: restarting it", label)
-	if p, r.restart, r.restartCPU, r.restartMem, err = restart(c, l, cl, p, n, "contender-restart.log"); err != nil {
+	progress("%s: restarting it", u.label)
+	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log"); err != nil {
 		return r, err
 	}
 	restarted := time.Now()
 
-	progress("%s: adding %d unrelated Deployments and ConfigMaps, restarting it", label, unrelatedObjects)
+	progress("%s: adding %d unrelated Deployments and ConfigMaps, restarting it", u.label, unrelatedObjects)
 	if err := addUnrelated(ctx, cl.kube); err != nil {
 		return r, err
 	}
-	if p, _, _, r.unrelatedMem, err = restart(c, l, cl, p, n, "contender-unrelated.log"); err != nil {
+	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log"); err != nil {
 		return r, err
 	}
 	if c.scraped {
 		// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB,
 		// and sampling more often costs memory, so not in the runs above.
-		progress("%s: restarting it with one allocation per %d bytes profiled", label, memProfileRate)
-		if p, _, _, _, err = restart(c, l, cl, p, n, "contender-profiled.log", fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
+		progress("%s: restarting it with one allocation per %d bytes profiled", u.label, memProfileRate)
+		if _, _, _, err = u.restart("contender-profiled.log", fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
 			return r, err
 		}
 		if r.heapTop, r.heapBy, err = heapProfile(cl.Dir); err != nil {
 			return r, err
 		}
 	}
+	if err := u.stop(); err != nil {
+		return r, err
+	}
+	r.peakRSS = u.peakRSS
 
-	// The audit log is written asynchronously: let it catch up.
-	time.Sleep(2 * time.Second)
-	path, err := cl.AuditLog()
-	if err != nil {
+	if err := u.countRequests(&r, phases{began, converged, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted}); err != nil {
 		return r, err
 	}
-	audit, err := framework.ReadAudit(path)
-	if err != nil {
-		return r, err
-	}
-	if len(audit) == 0 || !audit[0].Received.Time.Before(began) {
-		return r, fmt.Errorf("the audit log %s begins after the Foos were created: part of it is missing", path)
-	}
-	requests := audit.Requests().Where(c.sent)
-	r.convergeReqs = requests.Between(began, converged).Count()
-	r.idleReqs = requests.Between(converged, idleEnd).Count()
-	r.scaleReqs = requests.Between(idleEnd, scaled).Count()
-	r.driftReqs = requests.Between(scaled, drifted).Count()
-	r.restartReqs = requests.Between(drifted, restarted).Count()
-	r.peakRate = peakRate(requests.Between(began, converged))
-	for _, v := range audit.Requests().Writes().ByUserAgent("kube-controller-manager/").Between(began, converged).Count() {
-		r.kcmWrites += v
-	}
-	progress("%s: done; RSS %s converged, %s restarted, %s with unrelated objects", label, r.mem, r.restartMem, r.unrelatedMem)
+	progress("%s: done; peak requests %v in windows of %v; RSS %s converged, %s restarted, %s with unrelated objects, peak %d MiB",
+		u.label, r.peaks, rateWindows, r.mem, r.restartMem, r.unrelatedMem, r.peakRSS>>20)
 	return r, nil
 }
+
+// phases are when the scenarios of a run began and ended.
+type phases struct{ began, converged, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted time.Time }
+
+// countRequests reads the cluster's audit log for the requests the contender sent in each
+// phase, the most it sent in any window of rateWindows, and kube-controller-manager's
+// writes while the Foos converged.
+func (u *run) countRequests(r *result, p phases) error {
+	// The audit log is written asynchronously: let it catch up.
+	time.Sleep(2 * time.Second)
+	path, err := u.cl.AuditLog()
+	if err != nil {
+		return err
+	}
+	var (
+		first    time.Time
+		requests framework.AuditLog
+	)
+	if err := readAudit(path, func(e framework.AuditEvent) {
+		if first.IsZero() || e.Received.Time.Before(first) {
+			first = e.Received.Time
+		}
+		switch {
+		case u.c.sent(e):
+			requests = append(requests, e)
+		case strings.HasPrefix(e.UserAgent, "kube-controller-manager/") && e.IsWrite() && e.Stage == "ResponseComplete" &&
+			!e.Received.Time.Before(p.began) && e.Received.Time.Before(p.converged):
+			r.kcmWrites++
+		}
+	}); err != nil {
+		return err
+	}
+	if first.IsZero() || !first.Before(p.began) {
+		return fmt.Errorf("the audit log %s begins after the Foos were created: part of it is missing", path)
+	}
+	requests = requests.Requests()
+	r.convergeReqs = requests.Between(p.began, p.converged).Count()
+	r.idleReqs = requests.Between(p.idleStart, p.idleEnd).Count()
+	r.scaleReqs = requests.Between(p.scaleBegan, p.scaled).Count()
+	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
+	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
+	limited := requests.Where(rateLimited)
+	var peakAt []time.Time
+	r.peaks, peakAt = peaks(receivedTimes(limited), u.lives)
+	for i, w := range rateWindows {
+		window := limited.Between(peakAt[i], peakAt[i].Add(w+time.Nanosecond)) // its end included
+		byAgent := map[string]int{}
+		for _, e := range window {
+			byAgent[e.UserAgent]++
+		}
+		r.busiest = append(r.busiest, fmt.Sprintf("from %s: %v; by user agent %v", peakAt[i].Format("15:04:05.000000"), window.Count(), byAgent))
+	}
+	return nil
+}
+
+// converge creates the n Foos and waits until each reports its replica available; it
+// returns when it began (before the first Foo) and when they had converged.
+func (u *run) converge(r *result) (began, converged time.Time, err error) {
+	ctx := context.Background()
+	apiserverBefore, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return began, converged, err
+	}
+	var operatorBefore []sample
+	if u.c.scraped {
+		if operatorBefore, err = u.cl.metrics.samples(); err != nil {
+			return began, converged, err
+		}
+	}
+	cpuBefore, err := cpuTime(u.p.Pid())
+	if err != nil {
+		return began, converged, err
+	}
+	u.t.begin(1)
+	done := make(chan struct{})
+	depth := u.sampleDepth(done)
+	began = time.Now()
+	progress("%s: creating them", u.label)
+	created := make([]time.Time, u.n)
+	if err := parallel(u.n, func(i int) error {
+		_, err := u.cl.foos.Create(ctx, newFoo(u.c.group, i), metav1.CreateOptions{})
+		created[i] = time.Now()
+		return err
+	}); err != nil {
+		close(done)
+		return began, converged, fmt.Errorf("create Foos: %w", err)
+	}
+	profiles := profileConvergence(u.c, u.cl, done)
+	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
+	converged = time.Now()
+	close(done)
+	if err != nil {
+		return began, converged, err
+	}
+	cpuAfter, err := cpuTime(u.p.Pid())
+	if err != nil {
+		return began, converged, err
+	}
+	r.convergeCPU = cpuAfter - cpuBefore
+	r.convergeReady = latenciesOf(u.t.times(created, false))
+	apiserverAfter, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return began, converged, err
+	}
+	r.apiserver, r.watches = apiserverLatencies(apiserverBefore, apiserverAfter), openWatches(apiserverAfter)
+	if u.c.scraped {
+		operatorAfter, err := u.cl.metrics.samples()
+		if err != nil {
+			return began, converged, err
+		}
+		r.queue = queueBetween(operatorBefore, operatorAfter)
+		r.queue.maxDepth = depth()
+		workers, ok := gauge(operatorAfter, maxWorkers)
+		if !ok {
+			return began, converged, fmt.Errorf("the operator's metrics have no %s of controller foo", maxWorkers)
+		}
+		r.workers = int(workers)
+		if r.goMem, err = goMemory(operatorAfter); err != nil {
+			return began, converged, err
+		}
+	} else if r.workers, err = workersLogged(u.p.Log()); err != nil {
+		return began, converged, fmt.Errorf("%s: %w", u.c.name, err)
+	}
+	if r.cpuProfile, r.apiserverProfile, err = profiles(); err != nil {
+		return began, converged, err
+	}
+	if r.mem, err = readMemory(u.p.Pid()); err != nil {
+		return began, converged, err
+	}
+	exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", u.p.Pid()))
+	if err != nil {
+		return began, converged, err
+	}
+	r.exe = exe.Size()
+	return began, converged, nil
+}
+
+// sampleDepth reads the operator's workqueue depth every depthSampleInterval until done is
+// closed; the function it returns waits for that and returns the deepest it saw. A failed
+// read is left for the next.
+func (u *run) sampleDepth(done <-chan struct{}) func() int {
+	if !u.c.scraped {
+		return func() int { return 0 }
+	}
+	deepest := make(chan int, 1)
+	go func() {
+		tick := time.NewTicker(depthSampleInterval)
+		defer tick.Stop()
+		most := 0
+		for {
+			select {
+			case <-done:
+				deepest <- most
+				return
+			case <-tick.C:
+				if s, err := u.cl.metrics.samples(); err == nil {
+					d, _ := gauge(s, queueDepth)
+					most = max(most, int(d))
+				}
+			}
+		}
+	}()
+	return func() int { return <-deepest }
+}
+
+// workersPattern is the line with which sample-controller (klog) and the bare client say how
+// many workers they start.
+var workersPattern = regexp.MustCompile(`Starting workers"? count=(\d+)`)
+
+// workersLogged is the number of workers the log of a contender says it started.
+func workersLogged(log string) (int, error) {
+	m := workersPattern.FindStringSubmatch(log)
+	if m == nil {
+		return 0, fmt.Errorf("its log does not say how many workers it started")
+	}
+	return strconv.Atoi(m[1])
+}
+
+// idle watches the converged contender for d, when d is not zero, and returns the start
+// and end of that window.
+func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error) {
+	if d == 0 {
+		now := time.Now()
+		return now, now, nil
+	}
+	progress("%s: converged in %v; watching it idle for %v", u.label, r.converge.Round(100*time.Millisecond), d)
+	start = time.Now()
+	cpuBefore, err := cpuTime(u.p.Pid())
+	if err != nil {
+		return start, end, err
+	}
+	time.Sleep(d)
+	end = time.Now()
+	cpuAfter, err := cpuTime(u.p.Pid())
+	if err != nil {
+		return start, end, err
+	}
+	r.idle, r.idleCPU = end.Sub(start), cpuAfter-cpuBefore
+	return start, end, nil
+}
+
+// scale scales every Foo from 1 to 2 replicas and waits until each reports them; it
+// returns when it began and ended.
+func (u *run) scale(r *result) (began, scaled time.Time, err error) {
+	progress("%s: scaling every Foo to 2 replicas", u.label)
+	u.t.begin(2)
+	began = time.Now()
+	ctx := context.Background()
+	patch := []byte(`{"spec":{"replicas":2}}`)
+	changed := make([]time.Time, u.n)
+	if err := parallel(u.n, func(i int) error {
+		_, err := u.cl.foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+		changed[i] = time.Now()
+		return err
+	}); err != nil {
+		return began, scaled, fmt.Errorf("scale Foos: %w", err)
+	}
+	if r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label); err != nil {
+		return began, scaled, err
+	}
+	r.scaleReady = latenciesOf(u.t.times(changed, false))
+	return began, time.Now(), nil
+}
+
+// drift changes the replicas of every Foo's Deployment from 2 to 3, as another actor would,
+// and waits until each is set back to 2, then until the Foos report 2 again; it returns
+// when they had settled.
+func (u *run) drift(r *result) (time.Time, error) {
+	progress("%s: someone scales every Deployment to 3 replicas", u.label)
+	u.t.begin(2)
+	began := time.Now()
+	ctx := context.Background()
+	patch := []byte(`{"spec":{"replicas":3}}`)
+	changed := make([]time.Time, u.n)
+	if err := parallel(u.n, func(i int) error {
+		_, err := u.cl.kube.AppsV1().Deployments(namespace).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		changed[i] = time.Now()
+		return err
+	}); err != nil {
+		return time.Time{}, fmt.Errorf("change Deployments: %w", err)
+	}
+	var err error
+	if r.drift, _, err = u.t.wait(u.n, true, began, u.timeout, u.label); err != nil {
+		return time.Time{}, err
+	}
+	r.driftBack = latenciesOf(u.t.times(changed, true))
+	// Let the Deployments settle at 2 replicas, and the contender report them.
+	for {
+		settled, err := u.t.settled(u.n)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if settled {
+			break
+		}
+		if time.Since(began) > u.timeout {
+			return time.Time{}, fmt.Errorf("the Foos did not settle at 2 available replicas within %v", u.timeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(5 * time.Second)
+	return time.Now(), nil
+}
+
+// rateLimited reports whether the request of e went through its client's token bucket:
+// every request but a watch, which client-go's Request.Watch sends without waiting on the
+// bucket.
+func rateLimited(e framework.AuditEvent) bool { return e.Verb != "watch" }
 
 // sent reports whether c sent the request of e.
 func (c contender) sent(e framework.AuditEvent) bool {
 	return slices.ContainsFunc(c.userAgents, func(prefix string) bool { return strings.HasPrefix(e.UserAgent, prefix) })
-}
-
-// peakRate is the most requests of l received within one second.
-func peakRate(l framework.AuditLog) int {
-	perSecond := map[int64]int{}
-	peak := 0
-	for _, e := range l {
-		s := e.Received.Unix()
-		perSecond[s]++
-		peak = max(peak, perSecond[s])
-	}
-	return peak
 }
 
 // startCluster starts a fresh local cluster for c with an audit log of every request, and
@@ -404,7 +725,13 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	down := func() { _ = cl.Down() }
 	down()
 	if err := startOneAtATime(cl.Cluster); err != nil {
-		return nil, nil, err
+		// On a loaded machine a component may miss its deadline (the node's readiness):
+		// nothing was measured yet, so once more.
+		progress("%s: the cluster did not start (%v); starting another", label, err)
+		down()
+		if err := startOneAtATime(cl.Cluster); err != nil {
+			return nil, nil, err
+		}
 	}
 	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
 	if _, err := framework.Run(framework.Root(), nil, nil, "bin/kubectl", "--kubeconfig", cl.Kubeconfig(), "apply", "--server-side", "-f", c.crd); err != nil {
@@ -425,12 +752,28 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail(err)
 	}
+	// kube-apiserver readies a custom resource's storage on its first write, which takes
+	// seconds: a dry run does it now, not in the first Foos' creates (which would be the
+	// slowest requests of the convergence, by seconds).
+	if _, err := cl.foos.Create(context.Background(), newFoo(c.group, 0), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		return fail(fmt.Errorf("a dry run of a Foo's create: %w", err))
+	}
 	if c.scraped {
 		if cl.metrics, err = newMetricsClient(cl.Kubeconfig(), cl.kube); err != nil {
 			return fail(err)
 		}
 	}
 	return cl, down, nil
+}
+
+// apiserverMetrics scrapes kube-apiserver's metrics (with the admin's credentials) for the
+// request latencies and the watches it serves.
+func (cl *cluster) apiserverMetrics() ([]sample, error) {
+	raw, err := cl.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("kube-apiserver's metrics: %w", err)
+	}
+	return parseSamples(string(raw), requestDuration+"_bucket", longRunning)
 }
 
 // clusterStarts makes clusters start one at a time: kwokctl picks its components' ports
@@ -443,63 +786,102 @@ func startOneAtATime(c *framework.Cluster) error {
 	return c.Up()
 }
 
-// start starts c under limits l against cl, its output in logName in the cluster's directory.
-func start(c contender, l limits, cl *cluster, logName string, extraEnv ...string) (*framework.Process, error) {
-	command, env, err := c.command(cl.Kubeconfig(), l)
+// start starts the contender, its output in logName in the cluster's directory.
+func (u *run) start(logName string, extraEnv ...string) error {
+	command, env, err := u.c.command(u.cl.Kubeconfig(), u.l)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	p, err := framework.Start(filepath.Join(cl.Dir, logName), append(env, extraEnv...), command[0], command[1:]...)
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", c.name, err)
+	if u.p, err = framework.Start(filepath.Join(u.cl.Dir, logName), append(env, extraEnv...), command[0], command[1:]...); err != nil {
+		return fmt.Errorf("start %s: %w", u.c.name, err)
 	}
-	return p, nil
+	return nil
 }
 
-// restart stops p and starts c again (with extraEnv added to its environment), and returns
-// the new process, the time and CPU time until it made a pass over each of the n Foos, and
-// its memory then.
-func restart(c contender, l limits, cl *cluster, p *framework.Process, n int, logName string, extraEnv ...string) (next *framework.Process, took, cpu time.Duration, mem memory, err error) {
-	p.Stop(time.Minute)
+// stop stops the contender's process, if one runs, after reading its peak RSS (VmHWM),
+// which ends with it.
+func (u *run) stop() error {
+	if u.p == nil {
+		return nil
+	}
+	m, err := readMemory(u.p.Pid())
+	u.p.Stop(time.Minute)
+	u.lives = append(u.lives, span{from: u.p.Started, to: u.p.Exited})
+	u.p = nil
+	if err != nil {
+		return err
+	}
+	u.peakRSS = max(u.peakRSS, m.hwm)
+	return nil
+}
+
+// waitWorkers waits until the contender says it started its workers (controller-runtime,
+// klog and the bare client alike log "Starting workers") and, if it serves metrics, answers
+// a scrape: each is measured from there, without its start (the operator's leader
+// election) in its convergence.
+func (u *run) waitWorkers() error {
 	began := time.Now()
-	if next, err = start(c, l, cl, logName, extraEnv...); err != nil {
-		return p, 0, 0, memory{}, err
+	for {
+		started := strings.Contains(u.p.Log(), "Starting workers")
+		if started && u.c.scraped {
+			_, err := u.cl.metrics.get()
+			started = err == nil
+		}
+		if started {
+			return nil
+		}
+		select {
+		case <-u.p.Done:
+			return fmt.Errorf("%s exited: %s", u.c.name, u.p.Log())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Since(began) > time.Minute {
+			return fmt.Errorf("%s did not start its workers and serve its metrics within a minute: %s", u.c.name, u.p.Log())
+		}
+	}
+}
+
+// restart stops the contender and starts it again (with extraEnv added to its
+// environment), and returns the time and CPU time until it made a pass over each of the
+// Foos, and its memory then.
+func (u *run) restart(logName string, extraEnv ...string) (took, cpu time.Duration, mem memory, err error) {
+	if err := u.stop(); err != nil {
+		return 0, 0, memory{}, err
+	}
+	began := time.Now()
+	if err := u.start(logName, extraEnv...); err != nil {
+		return 0, 0, memory{}, err
 	}
 	for {
-		passes, err := c.passes(next, cl.metrics)
-		if err == nil && passes >= n {
+		passes, err := u.c.passes(u.p, u.cl.metrics)
+		if err == nil && passes >= u.n {
 			break
 		}
-		if time.Since(began) > phaseTimeout {
-			return next, 0, 0, memory{}, fmt.Errorf("%s made %d passes over %d Foos within %v of a restart (last error: %v)", c.name, passes, n, phaseTimeout, err)
+		if time.Since(began) > u.timeout {
+			return 0, 0, memory{}, fmt.Errorf("%s made %d passes over %d Foos within %v of a restart (last error: %v)", u.c.name, passes, u.n, u.timeout, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	took = time.Since(began)
-	if cpu, err = cpuTime(next.Pid()); err != nil {
-		return next, 0, 0, memory{}, err
+	if cpu, err = cpuTime(u.p.Pid()); err != nil {
+		return 0, 0, memory{}, err
 	}
-	mem, err = readMemory(next.Pid())
-	return next, took, cpu, mem, err
+	mem, err = readMemory(u.p.Pid())
+	return took, cpu, mem, err
 }
 
 // reconciles is the number of reconciles the operator's controller made, read from its
 // metrics.
 func reconciles(_ *framework.Process, m *metricsClient) (int, error) {
-	body, err := m.get()
+	s, err := m.samples()
 	if err != nil {
 		return 0, err
 	}
 	total := 0
-	for line := range strings.SplitSeq(body, "\n") {
-		if !strings.HasPrefix(line, `controller_runtime_reconcile_total{controller="foo",`) {
-			continue
+	for _, v := range s {
+		if v.name == "controller_runtime_reconcile_total" && fooController(v.labels) {
+			total += int(v.value)
 		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("metric %q: %w", line, err)
-		}
-		total += int(v)
 	}
 	return total, nil
 }
@@ -526,7 +908,7 @@ func addUnrelated(ctx context.Context, kube kubernetes.Interface) error {
 				Selector: &metav1.LabelSelector{MatchLabels: labels},
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "unrelated", Image: "registry.example.com/app:1"}}},
 				},
 			},
 		}, metav1.CreateOptions{})
@@ -541,45 +923,6 @@ func addUnrelated(ctx context.Context, kube kubernetes.Interface) error {
 	})
 }
 
-// driftReplicas changes the replicas of every Foo's Deployment from 2 to 3, as another
-// actor would, and returns the time until all are 2 again.
-func driftReplicas(ctx context.Context, kube kubernetes.Interface, n int) (time.Duration, error) {
-	began := time.Now()
-	patch := []byte(`{"spec":{"replicas":3}}`)
-	if err := parallel(n, func(i int) error {
-		_, err := kube.AppsV1().Deployments(namespace).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
-		return err
-	}); err != nil {
-		return 0, fmt.Errorf("change Deployments: %w", err)
-	}
-	for time.Since(began) < phaseTimeout {
-		back, err := deploymentsAt(ctx, kube, 2)
-		if err != nil {
-			return 0, err
-		}
-		if back == n {
-			return time.Since(began), nil
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	return 0, fmt.Errorf("the Deployments were not set back to 2 replicas within %v", phaseTimeout)
-}
-
-// deploymentsAt counts the Foos' Deployments whose spec asks for replicas.
-func deploymentsAt(ctx context.Context, kube kubernetes.Interface, replicas int32) (int, error) {
-	list, err := kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, err
-	}
-	count := 0
-	for _, d := range list.Items {
-		if ptr.Deref(d.Spec.Replicas, 1) == replicas {
-			count++
-		}
-	}
-	return count, nil
-}
-
 // driverConfig is the client configuration of bench's own requests: its user agent, and a
 // rate that does not make the driver the bottleneck.
 func driverConfig(kubeconfig string) (*rest.Config, error) {
@@ -591,6 +934,7 @@ func driverConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
+// fooName names the i-th Foo, and its Deployment; five digits sort up to 99,999 Foos.
 func fooName(i int) string { return fmt.Sprintf("foo-%05d", i) }
 
 func newFoo(group string, i int) *unstructured.Unstructured {
@@ -636,74 +980,47 @@ func firstErr(a, b error) error {
 	return b
 }
 
-// waitAvailable waits until all n Foos report `replicas` available replicas, and returns
-// the times since began until every Deployment asked for them (the contender's part) and
-// until every Foo reported them. It gives up after phaseTimeout.
-func waitAvailable(ctx context.Context, cl *cluster, n int, replicas int64, began time.Time, name string) (own, all time.Duration, err error) {
-	lastReport := time.Now()
-	for {
-		if own == 0 {
-			asked, err := deploymentsAt(ctx, cl.kube, int32(replicas))
-			if err != nil {
-				return 0, 0, err
-			}
-			if asked == n {
-				own = time.Since(began)
-			}
-		}
-		list, err := cl.foos.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return 0, 0, err
-		}
-		done := 0
-		for _, f := range list.Items {
-			if v, _, _ := unstructured.NestedInt64(f.Object, "status", "availableReplicas"); v == replicas {
-				done++
-			}
-		}
-		if done == n && own != 0 {
-			return own, time.Since(began), nil
-		}
-		if time.Since(began) > phaseTimeout {
-			return 0, 0, fmt.Errorf("%d of %d Foos report %d available replicas after %v", done, n, replicas, phaseTimeout)
-		}
-		if time.Since(lastReport) > 10*time.Second {
-			progress("%s: %d of %d Foos report %d available replicas", name, done, n, replicas)
-			lastReport = time.Now()
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
 // cpuTime is the CPU time (user and system) a process used.
 func cpuTime(pid int) (time.Duration, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
-	// The fields after the command (in parentheses, which may hold spaces): utime and
-	// stime are the 12th and 13th, in clock ticks of 1/100 s (USER_HZ on Linux).
-	_, rest, _ := strings.Cut(string(raw), ") ")
-	fields := strings.Fields(rest)
+	d, err := parseCPUTime(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return d, nil
+}
+
+// parseCPUTime reads utime and stime from a /proc/PID/stat line: the 12th and 13th fields
+// after the command (in parentheses, which may hold spaces and parentheses), in clock
+// ticks of 1/100 s (USER_HZ on Linux).
+func parseCPUTime(stat string) (time.Duration, error) {
+	i := strings.LastIndex(stat, ") ")
+	if i < 0 {
+		return 0, fmt.Errorf("no command in %q", stat)
+	}
+	fields := strings.Fields(stat[i+2:])
 	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, raw)
+		return 0, fmt.Errorf("too few fields in %q", stat)
 	}
 	var ticks int64
 	for _, f := range fields[11:13] {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+			return 0, err
 		}
 		ticks += v
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
 
-// memory is the resident memory of a process: all of it (RSS), and its anonymous part
-// (heap, stacks: what the process allocated, and what a container memory limit holds
-// back); the rest are pages of its executable file, which the kernel can drop and read
-// again.
-type memory struct{ rss, anon int64 }
+// memory is the resident memory of a process: all of it (RSS), its anonymous part (heap,
+// stacks: what the process allocated, and what a container memory limit holds back; the
+// rest are pages of its executable file, which the kernel can drop and read again), and
+// the highest RSS it had so far (VmHWM).
+type memory struct{ rss, anon, hwm int64 }
 
 func (m memory) String() string {
 	return fmt.Sprintf("%d MiB (anonymous %d MiB)", m.rss>>20, m.anon>>20)
@@ -715,8 +1032,17 @@ func readMemory(pid int) (memory, error) {
 	if err != nil {
 		return memory{}, err
 	}
+	m, err := parseMemory(string(raw))
+	if err != nil {
+		return memory{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
+	}
+	return m, nil
+}
+
+// parseMemory reads VmRSS, RssAnon and VmHWM from a /proc/PID/status.
+func parseMemory(status string) (memory, error) {
 	var m memory
-	for line := range strings.SplitSeq(string(raw), "\n") {
+	for line := range strings.SplitSeq(status, "\n") {
 		key, value, _ := strings.Cut(line, ":")
 		var field *int64
 		switch key {
@@ -724,17 +1050,19 @@ func readMemory(pid int) (memory, error) {
 			field = &m.rss
 		case "RssAnon":
 			field = &m.anon
+		case "VmHWM":
+			field = &m.hwm
 		default:
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "kB")), 10, 64)
 		if err != nil {
-			return memory{}, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
+			return memory{}, fmt.Errorf("%q: %w", line, err)
 		}
 		*field = kb << 10
 	}
-	if m.rss == 0 || m.anon == 0 {
-		return memory{}, fmt.Errorf("no VmRSS or RssAnon in /proc/%d/status", pid)
+	if m.rss == 0 || m.anon == 0 || m.hwm == 0 {
+		return memory{}, fmt.Errorf("no VmRSS, RssAnon or VmHWM")
 	}
 	return m, nil
 }

@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -103,6 +102,25 @@ func (m *metricsClient) get() (string, error) {
 	return string(body), err
 }
 
+// operatorMetricNames are the operator's metrics the benchmark reads.
+var operatorMetricNames = func() []string {
+	names := make([]string, 0, 5+len(goMetrics))
+	names = append(names, "controller_runtime_reconcile_total", queueDuration+"_bucket", workDuration+"_bucket", queueDepth, maxWorkers)
+	for _, m := range goMetrics {
+		names = append(names, m.name)
+	}
+	return names
+}()
+
+// samples scrapes the metrics once and parses those of operatorMetricNames.
+func (m *metricsClient) samples() ([]sample, error) {
+	body, err := m.get()
+	if err != nil {
+		return nil, err
+	}
+	return parseSamples(body, operatorMetricNames...)
+}
+
 // scrapeEvery scrapes the metrics every interval until the returned function is called;
 // a failed scrape (the operator restarting) is left for the next, as Prometheus does.
 func (m *metricsClient) scrapeEvery(interval time.Duration) (stop func()) {
@@ -163,21 +181,12 @@ type heapShare struct {
 // benchmark profiles the operator's heap.
 const memProfileRate = 4096
 
-// goMemory reads the Go runtime's memory figures from the operator's metrics.
-func goMemory(m *metricsClient) (map[string]float64, error) {
-	body, err := m.get()
-	if err != nil {
-		return nil, err
-	}
+// goMemory is the Go runtime's memory figures of a scrape of the operator's metrics.
+func goMemory(samples []sample) (map[string]float64, error) {
 	figures := map[string]float64{}
-	for line := range strings.SplitSeq(body, "\n") {
-		name, value, _ := strings.Cut(line, " ")
-		for _, want := range goMetrics {
-			if name == want.name {
-				if figures[name], err = strconv.ParseFloat(value, 64); err != nil {
-					return nil, fmt.Errorf("metric %q: %w", line, err)
-				}
-			}
+	for _, s := range samples {
+		if slices.ContainsFunc(goMetrics, func(m struct{ name, label string }) bool { return m.name == s.name }) {
+			figures[s.name] = s.value
 		}
 	}
 	if len(figures) != len(goMetrics) {
@@ -202,7 +211,7 @@ func heapProfile(dir string) (string, []heapShare, error) {
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return "", nil, err
 	}
-	top, err := exec.Command("go", "tool", "pprof", "-top", "-inuse_space", "-nodecount=12", filepath.Join(framework.Root(), "bin", "manager"), path).Output()
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-inuse_space", "-nodecount=12", manager, path).Output()
 	if err != nil {
 		return "", nil, fmt.Errorf("go tool pprof: %w", err)
 	}

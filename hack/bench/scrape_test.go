@@ -18,6 +18,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -69,5 +70,57 @@ func TestHeapByCategory(t *testing.T) {
 	}
 	if shares[len(shares)-1].category != "other" {
 		t.Errorf("the last share is %q, want other", shares[len(shares)-1].category)
+	}
+}
+
+// TestAnalyseCPUProfile checks that flat CPU goes to the innermost function (the first line
+// of the first location, an inlined function included), and that a group counts every
+// sample with one of its functions anywhere on the stack, so that groups may overlap.
+func TestAnalyseCPUProfile(t *testing.T) {
+	stack := func(frames ...[]string) []*profile.Location {
+		locs := make([]*profile.Location, len(frames))
+		for i, lines := range frames {
+			locs[i] = &profile.Location{}
+			for _, name := range lines {
+				locs[i].Line = append(locs[i].Line, profile.Line{Function: &profile.Function{Name: name}})
+			}
+		}
+		return locs
+	}
+	ms := int64(time.Millisecond)
+	p := &profile.Profile{
+		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		DurationNanos: int64(2 * time.Second),
+		Sample: []*profile.Sample{
+			// JSON decoding within server-side apply: in both groups.
+			{Value: []int64{3, 30 * ms}, Location: stack([]string{"encoding/json.(*decodeState).object"}, []string{"sigs.k8s.io/structured-merge-diff/v6/typed.(*TypedValue).Merge"})},
+			// An inlined function: the innermost line is the flat one.
+			{Value: []int64{5, 50 * ms}, Location: stack([]string{"runtime.memmove", "runtime.growslice"}, []string{"runtime.gcBgMarkWorker"})},
+			{Value: []int64{2, 20 * ms}, Location: stack([]string{"runtime.memmove"}, []string{"main.main"})},
+		},
+	}
+	f, err := analyse(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.cpu != 100*time.Millisecond || f.took != 2*time.Second {
+		t.Errorf("cpu %v, took %v", f.cpu, f.took)
+	}
+	if len(f.top) != 2 || f.top[0] != (cpuShare{"runtime.memmove", 70 * time.Millisecond}) || f.top[1].name != "encoding/json.(*decodeState).object" {
+		t.Errorf("top: %+v", f.top)
+	}
+	got := map[string]time.Duration{}
+	for _, g := range f.groups {
+		got[g.name] = g.cpu
+	}
+	for name, want := range map[string]time.Duration{
+		cpuGroups[0].name: 50 * time.Millisecond, // garbage collection
+		cpuGroups[1].name: 30 * time.Millisecond, // server-side apply
+		cpuGroups[2].name: 30 * time.Millisecond, // JSON
+		cpuGroups[3].name: 0,
+	} {
+		if got[name] != want {
+			t.Errorf("%s: got %v, want %v", name, got[name], want)
+		}
 	}
 }

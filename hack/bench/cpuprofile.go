@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+const (
+	// cpuProfileSlice is how long each of the CPU profiles lasts that together cover the
+	// convergence: they are taken back to back until every Foo is ready, and merged, so that
+	// the profile ends with the convergence (within a slice) without guessing its time.
+	cpuProfileSlice = 2 * time.Second
+	// maxCPUProfile bounds the profiled time: the first half minute of a long convergence
+	// is much like the rest of it.
+	maxCPUProfile = 30 * time.Second
+)
+
+// profileUntil takes CPU profiles with get (each of the seconds it is given) back to back
+// until done is closed or maxCPUProfile has passed, and merges them.
+func profileUntil(done <-chan struct{}, get func(seconds int) ([]byte, error)) (*profile.Profile, error) {
+	began := time.Now()
+	var ps []*profile.Profile
+	for {
+		raw, err := get(int(cpuProfileSlice / time.Second))
+		if err != nil {
+			return nil, err
+		}
+		p, err := profile.ParseData(raw)
+		if err != nil {
+			return nil, fmt.Errorf("CPU profile: %w", err)
+		}
+		ps = append(ps, p)
+		select {
+		case <-done:
+			return profile.Merge(ps)
+		default:
+		}
+		if time.Since(began)+cpuProfileSlice > maxCPUProfile {
+			return profile.Merge(ps)
+		}
+	}
+}
+
+// operatorCPUProfile gets one CPU profile of the operator from its pprof endpoint.
+func operatorCPUProfile(seconds int) ([]byte, error) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", operatorPprof, seconds)) //nolint:noctx // a local endpoint, bounded by seconds
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET /debug/pprof/profile: %s: %s", resp.Status, raw)
+	}
+	return raw, err
+}
+
+// apiserverCPUProfile gets one CPU profile of kube-apiserver, which serves Go's profiles
+// to its admin (--profiling is on by default).
+func (cl *cluster) apiserverCPUProfile(seconds int) ([]byte, error) {
+	return cl.kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").
+		Param("seconds", strconv.Itoa(seconds)).DoRaw(context.Background())
+}
+
+// cpuGroups are the kinds of work the report gives the CPU share of: each the samples with
+// any function of the group on the stack, so that a sample may count in several (JSON
+// decoding within server-side apply counts in both) and the shares do not add up.
+var cpuGroups = []struct {
+	name     string
+	prefixes []string
+}{
+	{"garbage collection (background marking and sweeping, allocation assists)", []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge"}},
+	{"server-side apply and managed fields (structured-merge-diff)", []string{"sigs.k8s.io/structured-merge-diff/", "k8s.io/apimachinery/pkg/util/managedfields", "k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"}},
+	{"JSON encoding and decoding", []string{"encoding/json.", "sigs.k8s.io/json", "k8s.io/apimachinery/pkg/runtime/serializer/json.", "github.com/json-iterator/", "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured.(*unstructuredJSONScheme)"}},
+	{"protobuf encoding and decoding", []string{"k8s.io/apimachinery/pkg/runtime/serializer/protobuf.", "github.com/gogo/protobuf/", "google.golang.org/protobuf/"}},
+	{"TLS and network system calls", []string{"crypto/", "vendor/golang.org/x/crypto/", "syscall.", "internal/poll."}},
+	{"audit logging (the benchmark's audit policy logs every request)", []string{"k8s.io/apiserver/pkg/audit.", "k8s.io/apiserver/plugin/pkg/audit/", "k8s.io/apiserver/pkg/endpoints/filters.WithAudit"}},
+	{"etcd client", []string{"go.etcd.io/etcd/client/"}},
+	{"watch cache (kube-apiserver's cacher)", []string{"k8s.io/apiserver/pkg/storage/cacher."}},
+	{"client-go informers and workqueue", []string{"k8s.io/client-go/tools/cache.", "k8s.io/client-go/util/workqueue."}},
+}
+
+// cpuShare is the CPU time of a function or of a group of cpuGroups.
+type cpuShare struct {
+	name string
+	cpu  time.Duration
+}
+
+// cpuFigures are what the report shows of a CPU profile: the time it covered, the CPU time
+// it sampled, the functions that used the most CPU themselves (flat), and each of cpuGroups.
+type cpuFigures struct {
+	took, cpu time.Duration
+	top       []cpuShare
+	groups    []cpuShare
+}
+
+// topFunctions is how many functions the report lists of a CPU profile.
+const topFunctions = 10
+
+// analyse computes the cpuFigures of a CPU profile.
+func analyse(p *profile.Profile) (cpuFigures, error) {
+	v := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "cpu" })
+	if v < 0 {
+		return cpuFigures{}, fmt.Errorf("the CPU profile has no cpu samples")
+	}
+	f := cpuFigures{took: time.Duration(p.DurationNanos), groups: make([]cpuShare, len(cpuGroups))}
+	for i, g := range cpuGroups {
+		f.groups[i].name = g.name
+	}
+	flat := map[string]time.Duration{}
+	for _, s := range p.Sample {
+		d := time.Duration(s.Value[v])
+		f.cpu += d
+		if len(s.Location) > 0 && len(s.Location[0].Line) > 0 && s.Location[0].Line[0].Function != nil {
+			// The first line of the first location is the innermost function, inlined or not.
+			flat[s.Location[0].Line[0].Function.Name] += d
+		}
+		for i, g := range cpuGroups {
+			if onStack(s, g.prefixes) {
+				f.groups[i].cpu += d
+			}
+		}
+	}
+	for name, d := range flat {
+		f.top = append(f.top, cpuShare{name, d})
+	}
+	slices.SortFunc(f.top, func(a, b cpuShare) int { return cmp.Or(cmp.Compare(b.cpu, a.cpu), cmp.Compare(a.name, b.name)) })
+	f.top = f.top[:min(topFunctions, len(f.top))]
+	return f, nil
+}
+
+// onStack reports whether a function whose name starts with one of prefixes is on the
+// sample's stack.
+func onStack(s *profile.Sample, prefixes []string) bool {
+	for _, loc := range s.Location {
+		for _, line := range loc.Line {
+			if line.Function != nil && slices.ContainsFunc(prefixes, func(prefix string) bool { return strings.HasPrefix(line.Function.Name, prefix) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// profileConvergence profiles, from now until done is closed, the CPU of kube-apiserver
+// and, for the operator, of the operator; wait returns their figures.
+func profileConvergence(c contender, cl *cluster, done <-chan struct{}) (wait func() (operator, apiserver cpuFigures, err error)) {
+	type result struct {
+		f   cpuFigures
+		err error
+	}
+	run := func(name string, get func(int) ([]byte, error)) <-chan result {
+		out := make(chan result, 1)
+		go func() {
+			p, err := profileUntil(done, get)
+			if err != nil {
+				out <- result{err: fmt.Errorf("CPU profile of %s: %w", name, err)}
+				return
+			}
+			f, err := analyse(p)
+			out <- result{f, err}
+		}()
+		return out
+	}
+	apiserver := run("kube-apiserver", cl.apiserverCPUProfile)
+	var operator <-chan result
+	if c.scraped {
+		operator = run("operator", operatorCPUProfile)
+	}
+	return func() (cpuFigures, cpuFigures, error) {
+		a := <-apiserver
+		if operator == nil {
+			return cpuFigures{}, a.f, a.err
+		}
+		o := <-operator
+		return o.f, a.f, firstErr(o.err, a.err)
+	}
+}
