@@ -160,7 +160,7 @@ var heapCategories = []struct {
 }{
 	// A watch's objects are decoded on its StreamWatcher's goroutine, outside the informer's.
 	{"informer caches (the Foos and Deployments it watches)", []string{"k8s.io/client-go/tools/cache.", "k8s.io/apimachinery/pkg/watch.", "k8s.io/client-go/rest/watch."}},
-	{"metrics endpoint's authentication and authorisation (k8s.io/apiserver)", []string{"k8s.io/apiserver/"}},
+	{"metrics endpoint's authentication and authorisation (metrics_auth.go)", []string{"main.(*metricsAuth).", "main.metricsAuthFilter"}},
 	{"Prometheus metrics registry", []string{"github.com/prometheus/"}},
 	{"HTTP connections (HTTP/2, TLS)", []string{"golang.org/x/net/http2.", "net/http.", "crypto/tls."}},
 	{"events", []string{"k8s.io/client-go/tools/events.", "k8s.io/client-go/tools/record."}},
