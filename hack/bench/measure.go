@@ -455,7 +455,7 @@ func (u *run) countRequests(r *result, p phases) error {
 		first    time.Time
 		requests framework.AuditLog
 	)
-	if err := readAudit(path, func(e framework.AuditEvent) {
+	if err := framework.EachAuditEvent(path, func(e framework.AuditEvent) {
 		if first.IsZero() || e.Received.Time.Before(first) {
 			first = e.Received.Time
 		}

@@ -86,38 +86,46 @@ func (e AuditEvent) Resource() string {
 // before its extension (audit-2026-11-25T09-30-00.000.log), which sorts in time order.
 // Reading path alone would lose whatever came before the last rotation.
 func ReadAudit(path string) (AuditLog, error) {
+	var events AuditLog
+	err := EachAuditEvent(path, func(e AuditEvent) { events = append(events, e) })
+	return events, err
+}
+
+// EachAuditEvent hands each event of the audit log at path to f, in the order ReadAudit
+// reads them, without holding them: a log of millions of events needs no more memory than
+// f keeps.
+func EachAuditEvent(path string, f func(AuditEvent)) error {
 	ext := filepath.Ext(path)
 	backups, err := filepath.Glob(strings.TrimSuffix(path, ext) + "-*" + ext)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	slices.Sort(backups)
-	var events AuditLog
 	for _, file := range append(backups, path) {
-		if events, err = readAuditFile(file, events); err != nil {
-			return nil, err
+		if err := eachAuditEventOf(file, f); err != nil {
+			return err
 		}
 	}
-	return events, nil
+	return nil
 }
 
-// readAuditFile appends the events of one audit log file to events.
-func readAuditFile(path string, events AuditLog) (AuditLog, error) {
-	f, err := os.Open(path)
+// eachAuditEventOf hands each event of one audit log file to f.
+func eachAuditEventOf(path string, f func(AuditEvent)) error {
+	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
+	defer file.Close()
+	scanner := bufio.NewScanner(file)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
 	for scanner.Scan() {
 		var e AuditEvent
 		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("audit log %s: %w", path, err)
+			return fmt.Errorf("audit log %s: %w", path, err)
 		}
-		events = append(events, e)
+		f(e)
 	}
-	return events, scanner.Err()
+	return scanner.Err()
 }
 
 // AuditLog is a list of audit events, filtered by its methods.
