@@ -112,7 +112,7 @@ func main() {
 		"Elect a leader among the operator's replicas (Lease "+leaderElectionID+"), so that only one reconciles.")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
 		"The namespace of the leader election Lease; the operator's own namespace when empty (required when running outside a cluster).")
-	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many Foos are reconciled in parallel.")
+	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 8, "How many Foos are reconciled in parallel.")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACE"),
 		"Comma-separated namespaces whose Foos the operator manages; empty for all. Defaults to $WATCH_NAMESPACE.")
 	flag.DurationVar(&reconciler.ConflictRecheckInterval, "conflict-recheck-interval", controllers.DefaultConflictRecheckInterval,

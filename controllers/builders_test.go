@@ -178,14 +178,11 @@ func asDeployment(ac *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment
 	return d, nil
 }
 
-// withAvailable sets the Deployment's Available condition.
-func withAvailable(available bool) deploymentOption {
+// withUnavailable sets the Deployment's Available condition False, as the Deployment
+// controller does below minimum availability.
+func withUnavailable() deploymentOption {
 	return func(d *appsv1.Deployment) {
-		status := corev1.ConditionFalse
-		if available {
-			status = corev1.ConditionTrue
-		}
-		setDeploymentCondition(d, appsv1.DeploymentAvailable, status, "MinimumReplicasAvailable")
+		setDeploymentCondition(d, appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasAvailable")
 	}
 }
 

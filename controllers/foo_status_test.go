@@ -134,7 +134,7 @@ func TestComputeStatus(t *testing.T) {
 			// An autoscaler's scale up from 1 to 2: the Deployment is not Available (25 % of
 			// 2 rounds down to 0 unavailable), yet the Foo serves as before.
 			name:           "scaling up after the operator's change, a replica available: Ready",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withAvailable(false), withAppliedAt(statusNow.Add(-5*time.Second)))},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withUnavailable(), withAppliedAt(statusNow.Add(-5*time.Second)))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantAvailable:  1,
@@ -147,7 +147,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "scaling up from zero, none available yet",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withAvailable(false), withAppliedAt(statusNow.Add(-5*time.Second)))},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withUnavailable(), withAppliedAt(statusNow.Add(-5*time.Second)))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantConditions: map[string]conditionSummary{
@@ -175,7 +175,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:           "pods lost below the Deployment's minimum availability, the last change long ago: Degraded",
-			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withAvailable(false), withAppliedAt(statusNow.Add(-time.Hour)))},
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(0), withUnavailable(), withAppliedAt(statusNow.Add(-time.Hour)))},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantConditions: map[string]conditionSummary{
@@ -319,6 +319,12 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "a rollout past the delay already reported in progress waits for its end",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: delay},
+		{name: "a rollout reported in progress that moves on to scaling waits for its end",
+			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, want: delay},
+		{name: "a rollout reported in progress whose Foo turns Ready is written",
+			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
 		{name: "a completed rollout is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second), withRollout(2, 2, true))}},
 		{name: "a rollout the operator did not start is written (no apply entry of the operator)",

@@ -45,14 +45,12 @@ const (
 	bareClientUserAgent = "bench-bare-client"
 	// bareClientLabel marks the Deployments the bare client made, which are all it caches.
 	bareClientLabel = "app.kubernetes.io/managed-by"
-	// bareClientWorkers is how many Foos it syncs at once: the operator's default.
-	bareClientWorkers = 2
 )
 
 // runBareClient is the lower bound the operator is measured against: it makes only the
 // requests that converging Foos needs — create each Deployment, set its replicas when the
 // Foo's change, write a Foo's status when its available replicas change — with the
-// operator's client limits (-qps, -burst), its two workers and its cache scope (Foos, and
+// operator's client limits (-qps, -burst), its number of workers and its cache scope (Foos, and
 // only the Deployments it made). It has none of the operator's checks, conditions, events,
 // leader election or metrics.
 func runBareClient(args []string) error {
@@ -60,6 +58,7 @@ func runBareClient(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "", "the cluster")
 	qps := fs.Float64("qps", -1, "requests per second at most; negative for no client-side limit")
 	burst := fs.Int("burst", 30, "requests in a burst above -qps")
+	workers := fs.Int("workers", 2, "how many Foos it syncs at once (bench gives it the operator's)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -134,8 +133,8 @@ func runBareClient(args []string) error {
 		_, err = dyn.Resource(fooGVR).Namespace(foo.GetNamespace()).Patch(ctx, foo.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
 	}
-	fmt.Printf("\"Starting workers\" count=%d\n", bareClientWorkers) // read by bench, as sample-controller's line
-	for range bareClientWorkers {
+	fmt.Printf("\"Starting workers\" count=%d\n", *workers) // read by bench, as sample-controller's line
+	for range *workers {
 		go func() {
 			for {
 				key, shutdown := queue.Get()

@@ -22,7 +22,7 @@ limitations under the License.
 // requests than its client limits let through. Run it with `make bench`, on a working
 // tree that is its commit (-dirty for a development run, whose report goes to -out).
 //
-//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000,10000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-manager bin/manager] [-dirty] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -64,12 +64,13 @@ func main() {
 	sizes := flag.String("n", "100,2000,10000", "comma-separated numbers of Foos, unthrottled")
 	limitedSizes := flag.String("limited-n", "100", "comma-separated numbers of Foos at sample-controller's client limits (5/10), all contenders side by side; empty for none")
 	equalLimits := flag.String("equal-limits", "50/100", "qps/burst of the configuration in which the operator and the bare client run under the same client limits")
-	equalSizes := flag.String("equal-limits-n", "2000,10000", "comma-separated numbers of Foos at -equal-limits; empty for none")
+	equalSizes := flag.String("equal-limits-n", "2000", "comma-separated numbers of Foos at -equal-limits; empty for none")
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
+	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
 	dirty := flag.Bool("dirty", false, "run on a working tree that differs from its commit: a development run, whose report says so and goes to -out, not "+defaultOut)
 	out := flag.String("out", defaultOut, "the Markdown report (its plot is written beside it)")
 	flag.Parse()
@@ -105,6 +106,10 @@ func main() {
 	}
 	run.shipped, err = shippedLimits()
 	check(err)
+	if workers == 0 {
+		workers, err = shippedWorkers()
+		check(err)
+	}
 	// sample-controller has no flag for its client limits: it runs only at client-go's.
 	others := slices.DeleteFunc(slices.Clone(chosen), func(name string) bool { return name == sampleControllerName })
 	configs := []configuration{

@@ -86,6 +86,10 @@ const fooGroup = "samplecontroller.example.com"
 // manager is the operator's executable (-manager), named manager as the image's is.
 var manager = "bin/manager"
 
+// workers is how many Foos the operator and the bare client work on at once: the operator's
+// shipped --max-concurrent-reconciles, or -workers.
+var workers int
+
 var contenders = map[string]contender{
 	operatorName: {
 		name: "operator", group: fooGroup, crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
@@ -121,7 +125,7 @@ var contenders = map[string]contender{
 		buckets:    1, // its clients share one rest.Config.RateLimiter
 		command: func(kubeconfig string, l limits) ([]string, []string, error) {
 			return []string{os.Args[0], "bare-client", "-kubeconfig=" + kubeconfig,
-				fmt.Sprintf("-qps=%g", l.qps), fmt.Sprintf("-burst=%d", l.burst)}, nil, nil
+				fmt.Sprintf("-qps=%g", l.qps), fmt.Sprintf("-burst=%d", l.burst), fmt.Sprintf("-workers=%d", workers)}, nil, nil
 		},
 		passes: syncedLines,
 	},
@@ -150,14 +154,15 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		return nil, nil, fmt.Errorf("config/manager/manager.yaml has no Deployment with a container named manager")
 	}
 	args := []string{manager, "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
-		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst), "--pprof-bind-address=" + operatorPprof}
+		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst), "--pprof-bind-address=" + operatorPprof,
+		fmt.Sprintf("--max-concurrent-reconciles=%d", workers)}
 	for _, a := range c.Args {
 		switch name, _, _ := strings.Cut(a, "="); name {
 		case "--metrics-bind-address":
 			a = name + "=" + operatorMetrics
 		case "--health-probe-bind-address":
 			a = name + "=" + operatorProbes
-		case "--kube-api-qps", "--kube-api-burst":
+		case "--kube-api-qps", "--kube-api-burst", "--max-concurrent-reconciles":
 			return nil, nil, fmt.Errorf("config/manager/manager.yaml sets %s: the benchmark would not run the limits it reports", name)
 		}
 		args = append(args, a)
@@ -180,6 +185,17 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		}
 	}
 	return args, env, nil
+}
+
+// shippedWorkers is the default of the operator's --max-concurrent-reconciles, as its --help
+// prints it (operatorCommand refuses a config/manager that sets it).
+func shippedWorkers() (int, error) {
+	out, _ := exec.Command(manager, "--help").CombinedOutput()
+	s, err := flagDefault(string(out), "max-concurrent-reconciles")
+	if err != nil {
+		return 0, fmt.Errorf("%s --help: %w", manager, err)
+	}
+	return strconv.Atoi(s)
 }
 
 // shippedLimits are the client limits the operator runs with when config/manager sets

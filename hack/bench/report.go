@@ -78,8 +78,8 @@ const readingGuide = `How to read it:
   linear within a bucket), by verb, of requests for resources (not /metrics nor /debug/pprof)
   other than the long-running WATCH and CONNECT.
 - The bare client is the lower bound: the same work (a Deployment per Foo, its replicas, the
-  Foo's availableReplicas), the same client limits, two workers and the same cache scope as the
-  operator, and nothing else. What the operator does beyond it shows in the difference: an event
+  Foo's availableReplicas), the same client limits, as many workers and the same cache scope as
+  the operator, and nothing else. What the operator does beyond it shows in the difference: an event
   for each change it makes to a Deployment; status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
   than ` + "`--progress-report-delay`" + ` (15 s); leader election (a Lease renewal every 2 s while idle); the
@@ -481,7 +481,7 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 				}
 				op, ref := median(g, "operator", count), median(g, "bare client", count)
 				row("requests per Foo to "+phase.what+" at most the bare client's + 1 (without the Lease's and metrics authentication's, which recur with time: B3)",
-					g, "operator", fmt.Sprintf("%.2f", op), fmt.Sprintf("%.2f + 1", ref), op <= ref+1)
+					g, "operator", fmt.Sprintf("%.3f", op), fmt.Sprintf("%.3f + 1", ref), op <= ref+1)
 			}
 			for _, phase := range []struct {
 				what string
