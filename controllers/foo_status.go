@@ -118,7 +118,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // is wrong, the steps of that rollout (generation observed, pods created, pods available)
 // are not written one by one: the pass that sees the rollout complete writes the status
 // once, or, for a slower rollout, the first pass after the delay reports it in progress,
-// and the next write is its end (or a problem, or a change of Ready or Available), not each
+// and the next write is its end (or a problem, or a change of Ready), not each
 // step between. Until then the Foo's observedGeneration still names the generation its
 // status describes, so readers know the status is behind. The Deployment's status changes
 // start the passes; the wait returned starts the one at the delay. The end of a problem
@@ -141,16 +141,16 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 }
 
 // progressReported reports whether stored already reports the rollout status describes as
-// in progress: the same generation, Progressing true, and the Foo as Ready and as Available
-// as it is now. The rollout's steps — the reason moving from RolloutInProgress to Scaling, the
-// replica counts, the messages — are not written again; a change of readiness is.
+// in progress: the same generation, Progressing true, and the Foo as Ready as it is now. The
+// rollout's steps are not written again: the reason moving from RolloutInProgress to
+// Scaling, the replica counts, the messages, nor Available, which a scale from 1 to 2 turns
+// False until the second replica is up (the Deployment's maxUnavailable of 25 % rounds down
+// to none) while the Foo stays Ready. A change of readiness is written.
 func progressReported(stored, status samplev1alpha1.FooStatus) bool {
-	same := func(t string) bool {
-		was, is := meta.FindStatusCondition(stored.Conditions, t), meta.FindStatusCondition(status.Conditions, t)
-		return was != nil && is != nil && was.Status == is.Status
-	}
+	was := meta.FindStatusCondition(stored.Conditions, samplev1alpha1.ReadyCondition)
+	is := meta.FindStatusCondition(status.Conditions, samplev1alpha1.ReadyCondition)
 	return stored.ObservedGeneration == status.ObservedGeneration && meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ProgressingCondition) &&
-		same(samplev1alpha1.ReadyCondition) && same(samplev1alpha1.AvailableCondition)
+		was != nil && is != nil && was.Status == is.Status
 }
 
 // computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on
