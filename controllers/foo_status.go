@@ -117,7 +117,8 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // the Deployment rolls out a change the operator applied less than delay ago, and nothing
 // is wrong, the steps of that rollout (generation observed, pods created, pods available)
 // are not written one by one: the pass that sees the rollout complete writes the status
-// once, or, for a slower rollout, the first pass after the delay reports it in progress,
+// once, or, for a slower rollout, the first pass after the delay reports it in progress
+// (once the Deployment controller observed the change, see unobservedReportDelays),
 // and the next write is its end (or a problem, or a change of Ready), not each
 // step between. Until then the Foo's observedGeneration still names the generation its
 // status describes, so readers know the status is behind. The Deployment's status changes
@@ -128,17 +129,30 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
 		return 0
 	}
-	applied := lastApplied(obs.deployment)
+	d := obs.deployment
+	applied := lastApplied(d)
+	due := applied.Add(delay)
+	if d.Generation > d.Status.ObservedGeneration {
+		// The Deployment controller has not picked the change up, so its status cannot tell
+		// a scale from a new pod template, which would report a Ready Foo scaling as not
+		// Ready until it does. Its pick-up starts the next pass; a controller that does not
+		// pick it up at all is reported after unobservedReportDelays delays.
+		due = applied.Add(unobservedReportDelays * delay)
+	}
 	switch {
 	case applied.IsZero():
 		return 0
-	case now.Before(applied.Add(delay)):
-		return min(delay, applied.Add(delay).Sub(now))
+	case now.Before(due):
+		return min(delay, due.Sub(now))
 	case progressReported(stored, status):
 		return delay
 	}
 	return 0
 }
+
+// unobservedReportDelays is how many progress report delays a change the Deployment
+// controller has not observed waits before it is reported in progress: a minute by default.
+const unobservedReportDelays = 4
 
 // progressReported reports whether stored already reports the rollout status describes as
 // in progress: the same generation, Progressing true, and the Foo as Ready as it is now. The

@@ -311,11 +311,15 @@ func TestProgressReportWait(t *testing.T) {
 		want   time.Duration
 	}{
 		{name: "rollout of a change applied 5 s ago waits for the rest of the delay",
-			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second))}, want: 10 * time.Second},
+			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second), withRollout(2, 0, false))}, want: 10 * time.Second},
 		{name: "surplus replicas after a change applied just now wait for the whole delay",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(0), withRollout(3, 3, true))}, want: delay},
 		{name: "a rollout past the delay is written",
-			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}},
+			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}},
+		{name: "a change the Deployment controller has not observed past the delay waits for it",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, want: delay},
+		{name: "a change the Deployment controller has not observed a minute later is written",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}},
 		{name: "a rollout past the delay already reported in progress waits for its end",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: delay},
