@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -33,6 +32,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/cache"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	authenticationv1client "k8s.io/client-go/kubernetes/typed/authentication/v1"
@@ -56,7 +56,7 @@ const (
 	allowedCacheTTL  = 5 * time.Minute
 	deniedCacheTTL   = 30 * time.Second
 	reviewTimeout    = 10 * time.Second
-	maxCachedReviews = 256
+	maxCachedReviews = 256 // per cache, least recently used dropped first
 )
 
 // reviewBackoff is k8s.io/apiserver's DefaultAuthWebhookRetryBackoff, as controller-runtime
@@ -73,8 +73,7 @@ func metricsAuthFilter(config *rest.Config, httpClient *http.Client) (metricsser
 	if err != nil {
 		return nil, err
 	}
-	a := &metricsAuth{tokens: authn.TokenReviews(), reviews: authz.SubjectAccessReviews()}
-	return a.filter, nil
+	return newMetricsAuth(authn.TokenReviews(), authz.SubjectAccessReviews()).filter, nil
 }
 
 // filter serves handler to the requests authenticated and authorised, with
@@ -114,16 +113,14 @@ func (a *metricsAuth) filter(log logr.Logger, handler http.Handler) (http.Handle
 type metricsAuth struct {
 	tokens  authenticationv1client.TokenReviewInterface
 	reviews authorizationv1client.SubjectAccessReviewInterface
-
-	mu    sync.Mutex
-	users map[[sha256.Size]byte]cached[*authenticationv1.UserInfo]
-	// decisions by the SubjectAccessReview's spec, as JSON.
-	decisions map[string]cached[authorizationv1.SubjectAccessReviewStatus]
+	// users by the token's SHA-256 (a *UserInfo, nil when not authenticated); decisions
+	// (a SubjectAccessReviewStatus) by the SubjectAccessReview's spec, as JSON.
+	users, decisions *cache.LRUExpireCache
 }
 
-type cached[T any] struct {
-	value   T
-	expires time.Time
+func newMetricsAuth(tokens authenticationv1client.TokenReviewInterface, reviews authorizationv1client.SubjectAccessReviewInterface) *metricsAuth {
+	return &metricsAuth{tokens: tokens, reviews: reviews,
+		users: cache.NewLRUExpireCache(maxCachedReviews), decisions: cache.NewLRUExpireCache(maxCachedReviews)}
 }
 
 // authenticate returns the user of the request's bearer token; nil when there is no token
@@ -136,7 +133,8 @@ func (a *metricsAuth) authenticate(req *http.Request) (*authenticationv1.UserInf
 		return nil, nil
 	}
 	key := sha256.Sum256([]byte(token))
-	u, ok := lookup(a, a.users, key)
+	v, ok := a.users.Get(key)
+	u, _ := v.(*authenticationv1.UserInfo)
 	if !ok {
 		var review *authenticationv1.TokenReview
 		err := withRetries(req.Context(), func(ctx context.Context) (err error) {
@@ -155,9 +153,7 @@ func (a *metricsAuth) authenticate(req *http.Request) (*authenticationv1.UserInf
 			// Not cached, as k8s.io/apiserver's token cache does not cache errors.
 			return nil, errors.New(review.Status.Error)
 		}
-		a.mu.Lock()
-		a.users = store(a.users, key, u, tokenCacheTTL)
-		a.mu.Unlock()
+		a.users.Add(key, u, tokenCacheTTL)
 	}
 	if u != nil {
 		req.Header.Del("Authorization")
@@ -182,7 +178,8 @@ func (a *metricsAuth) authorize(ctx context.Context, u *authenticationv1.UserInf
 		return false, "", err
 	}
 	key := string(raw)
-	status, ok := lookup(a, a.decisions, key)
+	v, ok := a.decisions.Get(key)
+	status, _ := v.(authorizationv1.SubjectAccessReviewStatus)
 	if !ok {
 		var review *authorizationv1.SubjectAccessReview
 		err := withRetries(ctx, func(ctx context.Context) (err error) {
@@ -197,47 +194,12 @@ func (a *metricsAuth) authorize(ctx context.Context, u *authenticationv1.UserInf
 		if status.Allowed {
 			ttl = allowedCacheTTL
 		}
-		a.mu.Lock()
-		a.decisions = store(a.decisions, key, status, ttl)
-		a.mu.Unlock()
+		a.decisions.Add(key, status, ttl)
 	}
 	if status.Allowed && status.Denied {
 		return false, status.Reason, errors.New("the SubjectAccessReview both allowed and denied")
 	}
 	return status.Allowed && !status.Denied, status.Reason, nil
-}
-
-// lookup is the unexpired cached value of key.
-func lookup[K comparable, T any](a *metricsAuth, m map[K]cached[T], key K) (T, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	c, ok := m[key]
-	if !ok || time.Now().After(c.expires) {
-		var zero T
-		return zero, false
-	}
-	return c.value, true
-}
-
-// store caches value under key for ttl, in at most maxCachedReviews entries: when full, it
-// drops the expired ones, and all of them if none expired.
-func store[K comparable, T any](m map[K]cached[T], key K, value T, ttl time.Duration) map[K]cached[T] {
-	now := time.Now()
-	if m == nil {
-		m = map[K]cached[T]{}
-	}
-	if len(m) >= maxCachedReviews {
-		for k, c := range m {
-			if now.After(c.expires) {
-				delete(m, k)
-			}
-		}
-		if len(m) >= maxCachedReviews {
-			clear(m)
-		}
-	}
-	m[key] = cached[T]{value: value, expires: now.Add(ttl)}
-	return m
 }
 
 // withRetries calls review within reviewTimeout, again after reviewBackoff while it fails

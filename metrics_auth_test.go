@@ -63,7 +63,7 @@ func TestMetricsAuth(t *testing.T) {
 		review.Status.Allowed = review.Spec.User == "system:serviceaccount:monitoring:prometheus"
 		return true, review, nil
 	})
-	a := &metricsAuth{tokens: kube.AuthenticationV1().TokenReviews(), reviews: kube.AuthorizationV1().SubjectAccessReviews()}
+	a := newMetricsAuth(kube.AuthenticationV1().TokenReviews(), kube.AuthorizationV1().SubjectAccessReviews())
 	var sawAuthorization []string
 	h, err := a.filter(logr.Discard(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sawAuthorization = append(sawAuthorization, r.Header.Get("Authorization"))
