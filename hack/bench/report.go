@@ -443,7 +443,7 @@ func slopes(b *strings.Builder, gs []*group) {
 
 // targets writes where the operator stands against the targets of its design, from the
 // medians: requests per Foo at most the bare client's and one, times at most 1.1 times the
-// bare client's, no reads per Foo while idle, under the same limits; memory at or below
+// bare client's, no gets or lists while idle, under the same limits; memory at or below
 // sample-controller's in the shipped configuration; and every limited contender's
 // requests within its client limits.
 func targets(b *strings.Builder, gs []*group, shipped limits) {
@@ -499,13 +499,15 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 				reads := median(g, "operator", func(r result) float64 {
 					t := 0
 					for k, v := range r.idleReqs {
-						if isRead(k) && (strings.HasSuffix(k, "/deployments") || strings.HasSuffix(k, "/foos")) {
+						// A watch's renewal (client-go's reflector ends each watch after 5 to 10
+						// minutes and opens the next) is not a read of the objects.
+						if isRead(k) && !strings.HasPrefix(k, "watch ") && (strings.HasSuffix(k, "/deployments") || strings.HasSuffix(k, "/foos")) {
 							t += v
 						}
 					}
 					return float64(t)
 				})
-				row("no reads of Deployments or Foos while idle", g, "operator", fmt.Sprintf("%.0f", reads), "0", reads == 0)
+				row("no gets or lists of Deployments or Foos while idle (watch renewals are not counted)", g, "operator", fmt.Sprintf("%.0f", reads), "0", reads == 0)
 			}
 		}
 		if g.limits.sameAs(shipped) && g.runs["operator"] != nil {
