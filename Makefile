@@ -97,8 +97,8 @@ lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangc
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: manifests generate fmt vet envtest ## Run the unit tests and the envtest suite (real kube-apiserver and etcd) with the race detector.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race $$(go list ./... | grep -v /hack/scorecard) -coverprofile cover.out -timeout 20m
+test: manifests generate fmt vet envtest promtool ## Run the unit tests, promtool's tests of the alerts and the envtest suite (real kube-apiserver and etcd) with the race detector.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" PROMTOOL="$(PROMTOOL)" go test -race $$(go list ./... | grep -v /hack/scorecard) -coverprofile cover.out -timeout 20m
 	cd hack/bench && go test ./...
 
 # The oldest Kubernetes the CSV's minKubeVersion admits: the envtest suites (the controller,
@@ -413,6 +413,7 @@ OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
 METRICS_SERVER_VERSION := $(call module-version,sigs.k8s.io/metrics-server,metrics-server)
 OPERATOR_SDK_VERSION := $(call module-version,github.com/operator-framework/operator-sdk,operator-sdk)
 OLMV1_VERSION := $(call module-version,github.com/operator-framework/operator-controller,operator-controller)
+PROMETHEUS_VERSION := $(call module-version,github.com/prometheus/prometheus,prometheus)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
@@ -423,6 +424,7 @@ OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 CRANE ?= $(LOCALBIN)/crane
 KWOK ?= $(LOCALBIN)/kwok
+PROMTOOL ?= $(LOCALBIN)/promtool
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
@@ -508,6 +510,11 @@ opm: $(OPM) ## Build opm (operator-registry): without cgo, its file-based catalo
 $(OPM): $(call tool-module,opm)
 	$(call go-build-tool,$@,opm,github.com/operator-framework/operator-registry/cmd/opm,-tags containers_image_openpgp -ldflags "-s -w")
 
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Build promtool (Prometheus), which tests the alert rules: without the web UI's assets, and with no service discovery.
+$(PROMTOOL): $(call tool-module,prometheus)
+	$(call go-build-tool,$@,prometheus,github.com/prometheus/prometheus/cmd/promtool,-tags remove_all_sd -ldflags "-s -w")
+
 .PHONY: operator-sdk
 operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI.
 .PHONY: scorecard-test
@@ -533,7 +540,7 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
+tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
 
 # What a local cluster (hack/local-cluster.sh) runs: the control plane and kwok (kwokctl,
 # and kwok's controller for simulated nodes) with a simulated node (cluster-tools) or a real

@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/flowcontrol"
+	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -87,6 +88,8 @@ func main() {
 		metricsCertDir          string
 		secureMetrics           bool
 		enableHTTP2             bool
+		tlsMinVersion           string
+		tlsCipherSuites         []string
 		probeAddr               string
 		pprofAddr               string
 		leaderElect             bool
@@ -105,6 +108,11 @@ func main() {
 		"Serve metrics over HTTPS, to clients the API server authenticates and authorizes (get on the /metrics non-resource URL).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Allow HTTP/2 on the metrics server. Off by default: HTTP/2 Rapid Reset and Stream Cancellation (CVE-2023-44487, CVE-2023-39325).")
+	flag.StringVar(&tlsMinVersion, "tls-min-version", "VersionTLS12",
+		"The lowest TLS version the metrics server accepts: "+strings.Join(cliflag.TLSPossibleVersions(), ", ")+".")
+	flag.Func("tls-cipher-suites",
+		"Comma-separated TLS 1.2 cipher suites the metrics server accepts, by their IANA names (kube-apiserver's --tls-cipher-suites); Go's defaults when unset. TLS 1.3's suites are not configurable.",
+		func(s string) error { tlsCipherSuites = strings.Split(s, ","); return nil })
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the liveness (/healthz) and readiness (/readyz) probes bind to.")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
 		"The address Go's profiles (/debug/pprof/) bind to; 0, the default, disables them (make bench reads a heap profile).")
@@ -139,11 +147,12 @@ func main() {
 	}
 	namespaces := splitNamespaces(watchNamespaces)
 
-	var tlsOpts []func(*tls.Config)
-	if !enableHTTP2 {
-		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	tlsOpts, err := metricsTLS(tlsMinVersion, tlsCipherSuites, enableHTTP2)
+	if err != nil {
+		setupLog.Error(err, "Invalid TLS options")
+		os.Exit(1)
 	}
-	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts, CertDir: metricsCertDir}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: []func(*tls.Config){tlsOpts}, CertDir: metricsCertDir}
 	if secureMetrics {
 		metricsOpts.FilterProvider = metricsAuthFilter
 	}
@@ -160,10 +169,7 @@ func main() {
 	cfg.UserAgent = controllers.FieldManager
 	shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
 	leaderRecorder := &deferredRecorder{}
-	var (
-		leaderLock resourcelock.Interface
-		err        error
-	)
+	var leaderLock resourcelock.Interface
 	if leaderElect {
 		namespace := cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE"))
 		if leaderLock, err = podLeaderLock(cfg, namespace, os.Getenv("POD_NAME"), os.Getenv("POD_UID"), leaderRecorder); err != nil {

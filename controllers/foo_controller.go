@@ -28,6 +28,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,11 +39,14 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -691,12 +695,38 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		// a cached Foo older than the stored one fails its optimistic lock, and the event of
 		// the newer Foo starts the pass that writes the status again. Such a pass on an
 		// unchanged world writes nothing.
-		For(&samplev1alpha1.Foo{}).
-		Owns(&appsv1.Deployment{}).
+		For(&samplev1alpha1.Foo{}, builder.WithPredicates(countChanges("Foo", specChanged))).
+		Owns(&appsv1.Deployment{}, builder.WithPredicates(countChanges("Deployment", deploymentStatusChanged))).
 		// Other Foos that want the Deployment's name, for example when its owner frees it.
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.otherFoosNaming)).
 		WithOptions(opts).
 		Complete(r)
+}
+
+// countChanges is a predicate that lets every event through and counts in
+// foo_operator_observed_changes_total, under kind, the creates (a restart sees every object
+// again) and the updates that changed what the Foo's status follows, as changed says.
+func countChanges(kind string, changed func(before, after client.Object) bool) predicate.Funcs {
+	counter := observedChanges.WithLabelValues(kind)
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { counter.Inc(); return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if changed(e.ObjectOld, e.ObjectNew) {
+				counter.Inc()
+			}
+			return true
+		},
+	}
+}
+
+// specChanged: a Foo's spec changed (its generation).
+func specChanged(before, after client.Object) bool {
+	return before.GetGeneration() != after.GetGeneration()
+}
+
+// deploymentStatusChanged: a Deployment's status changed.
+func deploymentStatusChanged(before, after client.Object) bool {
+	return !equality.Semantic.DeepEqual(before.(*appsv1.Deployment).Status, after.(*appsv1.Deployment).Status)
 }
 
 // otherFoosNaming maps a Deployment to the Foos whose spec.deploymentName is its name,

@@ -23,10 +23,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -479,6 +481,36 @@ var _ = Describe("Foo reconciler", func() {
 			g.Expect(gauge(g, "foo_operator_deployment_writes_total", created)).To(Equal(createdBefore + 1))
 		}).Should(Succeed())
 	})
+
+	It("exports each Degraded Foo with when it became Degraded, until it is not, and counts status writes and the changes they follow", func() {
+		writesBefore := gauge(Default, "foo_operator_status_writes_total", nil)
+		fooChangesBefore := gauge(Default, "foo_operator_observed_changes_total", map[string]string{"kind": "Foo"})
+		foreign := createForeignDeployment(ctx, ns, "taken")
+		foo := create(ctx, newFoo("blocked", withNamespace(ns), withDeploymentName("taken")))
+		degraded := map[string]string{"namespace": ns, "foo": foo.Name}
+
+		var since metav1.Time
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(samplev1alpha1.DeploymentConflictReason))
+			since = c.LastTransitionTime
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(gauge(g, "foo_operator_foo_degraded_since_timestamp_seconds", map[string]string{
+				"namespace": ns, "foo": foo.Name, "reason": samplev1alpha1.DeploymentConflictReason,
+			})).To(Equal(float64(since.Unix())))
+		}).Should(Succeed())
+		Expect(gauge(Default, "foo_operator_status_writes_total", nil)).To(BeNumerically(">", writesBefore))
+		Expect(gauge(Default, "foo_operator_observed_changes_total", map[string]string{"kind": "Foo"})).To(BeNumerically(">", fooChangesBefore))
+
+		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(seriesOf(g, "foo_operator_foo_degraded_since_timestamp_seconds", degraded)).To(BeEmpty())
+		}).Should(Succeed())
+	})
 })
 
 // expectCacheCaughtUp waits until the manager's cache holds the Foos the API server holds.
@@ -661,27 +693,43 @@ func reconcileCount() float64 {
 	return total
 }
 
-// gauge reads a gauge or counter with the given labels from controller-runtime's registry.
-func gauge(g Gomega, name string, labels map[string]string) float64 {
+// seriesOf is the series of metric name whose labels include labels.
+func seriesOf(g Gomega, name string, labels map[string]string) []*dto.Metric {
 	families, err := ctrlmetrics.Registry.Gather()
 	g.Expect(err).NotTo(HaveOccurred())
+	var series []*dto.Metric
 	for _, mf := range families {
-		if mf.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
-					continue metrics
-				}
-			}
-			if m.GetGauge() != nil {
-				return m.GetGauge().GetValue()
-			}
-			return m.GetCounter().GetValue()
+		if mf.GetName() == name {
+			series = append(series, slices.DeleteFunc(mf.GetMetric(), func(m *dto.Metric) bool { return !hasLabels(m, labels) })...)
 		}
 	}
-	g.Expect(fmt.Errorf("no metric %s%v", name, labels)).NotTo(HaveOccurred())
-	return 0
+	return series
+}
+
+// hasLabels reports whether m has every label of labels.
+func hasLabels(m *dto.Metric, labels map[string]string) bool {
+	found := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := labels[l.GetName()]; ok {
+			if v != l.GetValue() {
+				return false
+			}
+			found++
+		}
+	}
+	return found == len(labels)
+}
+
+// gauge is the value of the first series of metric name whose labels include labels, a
+// gauge or a counter.
+func gauge(g Gomega, name string, labels map[string]string) float64 {
+	series := seriesOf(g, name, labels)
+	g.Expect(series).NotTo(BeEmpty(), "no metric %s%v", name, labels)
+	if len(series) == 0 {
+		return 0
+	}
+	if series[0].GetGauge() != nil {
+		return series[0].GetGauge().GetValue()
+	}
+	return series[0].GetCounter().GetValue()
 }

@@ -82,10 +82,27 @@ var listKeys = regexp.MustCompile(`\[[^\]]*\]`)
 // takeovers bounds the labels of fieldTakeovers for the process.
 var takeovers = &takeoverLabels{}
 
+// statusWrites counts the Foo status writes the operator made.
+var statusWrites = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "foo_operator_status_writes_total",
+	Help: "Successful writes of Foo statuses made by the operator.",
+})
+
+// observedChanges counts what a Foo's status is computed from changing, as the watches see it.
+var observedChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "foo_operator_observed_changes_total",
+	Help: "Changes a Foo's status follows, as the operator's watches see them: by kind, Foo (a Foo created, first seen, or given a new spec) and Deployment (the status of a Deployment the operator manages). Status writes far above these changes are a loop.",
+}, []string{"kind"})
+
 var foosDesc = prometheus.NewDesc(
 	"foo_operator_foos",
 	"Foos by condition type and status; status Unknown counts Foos that do not have the condition yet.",
 	[]string{"condition", "status"}, nil)
+
+var degradedDesc = prometheus.NewDesc(
+	"foo_operator_foo_degraded_since_timestamp_seconds",
+	"When each Degraded Foo became Degraded (its Degraded condition's lastTransitionTime, which a change of reason keeps), as Unix seconds, labelled with the present reason; Foos not Degraded have no series.",
+	[]string{"namespace", "foo", "reason"}, nil)
 
 // conditionTypes are the condition types the operator sets, in the order metrics list them.
 var conditionTypes = []string{
@@ -99,7 +116,7 @@ var conditionTypes = []string{
 // the manager's metrics server serves. reader lists Foos at scrape time (the manager's
 // cache); elected is closed once this replica leads (the manager's Elected).
 func RegisterMetrics(reader client.Reader, elected <-chan struct{}) error {
-	for _, c := range []prometheus.Collector{deploymentWrites, fieldTakeovers, &fooCollector{reader: reader, elected: elected}} {
+	for _, c := range []prometheus.Collector{deploymentWrites, fieldTakeovers, statusWrites, observedChanges, &fooCollector{reader: reader, elected: elected}} {
 		if err := metrics.Registry.Register(c); err != nil {
 			return err
 		}
@@ -119,6 +136,7 @@ type fooCollector struct {
 // Describe implements prometheus.Collector.
 func (c *fooCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- foosDesc
+	ch <- degradedDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -133,12 +151,19 @@ func (c *fooCollector) Collect(ch chan<- prometheus.Metric) {
 	foos := &samplev1alpha1.FooList{}
 	if err := c.reader.List(ctx, foos); err != nil {
 		ch <- prometheus.NewInvalidMetric(foosDesc, err)
+		ch <- prometheus.NewInvalidMetric(degradedDesc, err)
 		return
 	}
 	counts := countByCondition(foos.Items)
 	for _, t := range conditionTypes {
 		for _, s := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown} {
 			ch <- prometheus.MustNewConstMetric(foosDesc, prometheus.GaugeValue, float64(counts[conditionKey{t, s}]), t, string(s))
+		}
+	}
+	for i := range foos.Items {
+		foo := &foos.Items[i]
+		if d := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition); d != nil && d.Status == metav1.ConditionTrue {
+			ch <- prometheus.MustNewConstMetric(degradedDesc, prometheus.GaugeValue, float64(d.LastTransitionTime.Unix()), foo.Namespace, foo.Name, d.Reason)
 		}
 	}
 }
