@@ -185,11 +185,16 @@ bundle: manifests kustomize operator-sdk ## Generate bundle/ and bundle.Dockerfi
 	sed -i 's/^# Copy files to locations/# Labels for OpenShift.\nLABEL com.redhat.openshift.versions=$(OPENSHIFT_VERSIONS)\n\n&/' bundle.Dockerfile
 	$(MAKE) bundle-validate
 
+# One warning is known to be wrong and is let through: the RBAC rule on policy
+# poddisruptionbudgets (policy/v1, which the operator uses, is not removed; an RBAC rule names no
+# version). operator-framework/api fixed it in v0.44.0 (operator-framework/api#378), which needs
+# Kubernetes 0.36 modules that operator-sdk v1.42.2 does not build with.
+KNOWN_FALSE_WARNING := Migrate the API(s) for poddisruptionbudgets: (\[[^()]*\])"$$
 .PHONY: bundle-validate
 bundle-validate: operator-sdk ## Validate bundle/ with `operator-sdk bundle validate --select-optional suite=operatorframework`; a warning fails too.
 	@out=$$($(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework \
 		--optional-values=k8s-version=$(KUBERNETES_MINOR_VERSION) 2>&1) || { echo "$$out"; exit 1; }; \
-	echo "$$out"; if echo "$$out" | grep -qi 'level=warn'; then echo "bundle validate reported warnings"; exit 1; fi
+	echo "$$out"; if echo "$$out" | grep -i 'level=warn' | grep -qv '$(KNOWN_FALSE_WARNING)'; then echo "bundle validate reported warnings"; exit 1; fi
 
 # make scorecard runs the scorecard's tests in SCORECARD_NAMESPACE, which it makes enforce Pod
 # Security restricted, as the service account of config/scorecard/rbac. The custom tests (suite

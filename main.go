@@ -30,6 +30,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
@@ -78,6 +79,7 @@ func init() {
 	// client-go's own scheme. All of client-go's kinds would only hold more of the heap.
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 	utilruntime.Must(coordinationv1.AddToScheme(scheme))
+	utilruntime.Must(policyv1.AddToScheme(scheme))
 	utilruntime.Must(samplev1alpha1.AddToScheme(scheme))
 	// +kubebuilder:scaffold:scheme
 }

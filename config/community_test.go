@@ -20,12 +20,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/validation"
+	operrors "github.com/operator-framework/api/pkg/validation/errors"
 	"sigs.k8s.io/yaml"
 )
 
@@ -94,6 +97,16 @@ func TestCommunityLayout(t *testing.T) {
 
 	for _, r := range append(validation.OperatorHubV2Validator.Validate(bundle), validation.GoodPracticesValidator.Validate(bundle)...) {
 		g.Expect(r.Errors).To(BeEmpty(), "%s", r.Name)
-		g.Expect(r.Warnings).To(BeEmpty(), "%s", r.Name)
+		g.Expect(slices.DeleteFunc(r.Warnings, knownFalseWarning)).To(BeEmpty(), "%s", r.Name)
 	}
 }
+
+// budgetRuleWarning is the one warning the validators give wrongly: an RBAC rule on policy
+// poddisruptionbudgets flagged as an API removed in Kubernetes 1.25 (policy/v1, which the
+// operator uses, is not; a rule names no version). operator-framework/api fixed it in v0.44.0
+// (operator-framework/api#378), which needs Kubernetes 0.36 modules. The Makefile's
+// bundle-validate lets the same warning through.
+var budgetRuleWarning = regexp.MustCompile(`Migrate the API\(s\) for poddisruptionbudgets: \(\[[^()]*\]\)$`)
+
+// knownFalseWarning reports whether e is budgetRuleWarning, naming no other API.
+func knownFalseWarning(e operrors.Error) bool { return budgetRuleWarning.MatchString(e.Detail) }

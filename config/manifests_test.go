@@ -33,8 +33,10 @@ import (
 	"golang.org/x/mod/semver"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -137,6 +139,8 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	g.Expect(manager.Rules).To(ConsistOf(
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		// Budgets too are read from the cache only.
+		rbacv1.PolicyRule{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"create", "delete", "list", "patch", "watch"}},
 		// Foos are read from the cache only: no get.
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"list", "watch"}},
 		// The controller ownerReference sets blockOwnerDeletion, which
@@ -201,7 +205,7 @@ func TestBundleCSV(t *testing.T) {
 		operatorsv1alpha1.RelatedImage{Name: "nginx", Image: controllers.DefaultOperandImage}))
 	owned := csv.Spec.CustomResourceDefinitions.Owned
 	g.Expect(owned).To(HaveLen(1))
-	g.Expect(owned[0].SpecDescriptors).To(HaveLen(3), "one per spec field, from the +operator-sdk:csv markers")
+	g.Expect(owned[0].SpecDescriptors).To(HaveLen(4), "one per spec field, from the +operator-sdk:csv markers")
 	g.Expect(owned[0].StatusDescriptors).To(HaveLen(7), "one per status field, from the +operator-sdk:csv markers")
 
 	strategy := csv.Spec.InstallStrategy.StrategySpec
@@ -309,4 +313,35 @@ func TestBundleCSVDeclarations(t *testing.T) {
 		"operatorframework.io/arch.amd64": "supported",
 		"operatorframework.io/os.linux":   "supported",
 	}))
+}
+
+// TestBundleOperatorHA checks that the bundle runs the operator highly available: two
+// replicas spread over nodes where the scheduler can (an affinity, which a Subscription's
+// spec.config.affinity replaces), and a PodDisruptionBudget over exactly its pods that lets a
+// drain evict one at a time.
+func TestBundleOperatorHA(t *testing.T) {
+	g := NewWithT(t)
+	b, err := manifests.GetBundleFromDir("../bundle")
+	g.Expect(err).NotTo(HaveOccurred())
+	deployment := b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec
+	g.Expect(deployment.Replicas).To(HaveValue(BeEquivalentTo(2)))
+	podLabels := deployment.Template.Labels
+	preferred := deployment.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	g.Expect(preferred).To(HaveLen(1))
+	g.Expect(preferred[0].PodAffinityTerm.TopologyKey).To(Equal(corev1.LabelHostname))
+	g.Expect(preferred[0].PodAffinityTerm.LabelSelector.MatchLabels).To(Equal(deployment.Selector.MatchLabels))
+
+	var budgets []*policyv1.PodDisruptionBudget
+	for _, o := range b.Objects {
+		if o.GetKind() == "PodDisruptionBudget" {
+			budgets = append(budgets, convert[policyv1.PodDisruptionBudget](g, o.Object))
+		}
+	}
+	g.Expect(budgets).To(HaveLen(1))
+	g.Expect(budgets[0].Spec.MaxUnavailable).To(HaveValue(Equal(intstr.FromInt32(1))))
+	g.Expect(budgets[0].Spec.MinAvailable).To(BeNil(), "a minAvailable would block drains of an operator scaled to one replica")
+	g.Expect(budgets[0].Spec.Selector.MatchLabels).To(Equal(deployment.Selector.MatchLabels))
+	for k, v := range budgets[0].Spec.Selector.MatchLabels {
+		g.Expect(podLabels).To(HaveKeyWithValue(k, v))
+	}
 }

@@ -28,6 +28,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,6 +67,11 @@ const (
 	ReasonDeploymentAdopted = "DeploymentAdopted"
 	// ReasonDeploymentDeleted: the operator deleted a Deployment the Foo no longer names.
 	ReasonDeploymentDeleted = "DeploymentDeleted"
+	// ReasonBudgetCreated, ReasonBudgetUpdated, ReasonBudgetDeleted: the operator created,
+	// corrected or deleted a Foo's PodDisruptionBudget.
+	ReasonBudgetCreated = "PodDisruptionBudgetCreated"
+	ReasonBudgetUpdated = "PodDisruptionBudgetUpdated"
+	ReasonBudgetDeleted = "PodDisruptionBudgetDeleted"
 	// ReasonErrResourceExists (Warning): the Deployment name is taken by an object the Foo
 	// does not control. The reason and message are kubernetes/sample-controller's.
 	ReasonErrResourceExists = "ErrResourceExists"
@@ -142,6 +148,7 @@ type FooReconciler struct {
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
 // Deployments are created with a POST and changed by server-side apply.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings the Deployment of one Foo to the state the Foo asks for and writes the
@@ -187,6 +194,9 @@ func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1a
 		return d, err
 	}
 	if err := r.deleteStaleDeployments(ctx, foo, d); err != nil {
+		return d, err
+	}
+	if err := r.reconcileBudget(ctx, foo); err != nil {
 		return d, err
 	}
 	return d, r.unwatched(d)
@@ -471,7 +481,7 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *samplev1alpha
 }
 
 // convert turns an apply configuration into the object it describes.
-func convert(from *appsv1ac.DeploymentApplyConfiguration, to *appsv1.Deployment) error {
+func convert(from, to any) error {
 	raw, err := json.Marshal(from)
 	if err != nil {
 		return err
@@ -697,6 +707,9 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		// unchanged world writes nothing.
 		For(&samplev1alpha1.Foo{}, builder.WithPredicates(countChanges("Foo", specChanged))).
 		Owns(&appsv1.Deployment{}, builder.WithPredicates(countChanges("Deployment", deploymentStatusChanged))).
+		// A budget's status follows every change of its pods' readiness; only what the
+		// operator sets, or the budget's deletion, calls for a pass.
+		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		// Other Foos that want the Deployment's name, for example when its owner frees it.
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.otherFoosNaming)).
 		WithOptions(opts).
@@ -767,6 +780,10 @@ func CachedObjects() map[client.Object]cache.ByObject {
 		&appsv1.Deployment{}: {
 			Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
 			Transform: dropStatusManagedFields,
+		},
+		&policyv1.PodDisruptionBudget{}: {
+			Label:     labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue}),
+			Transform: cache.TransformStripManagedFields(),
 		},
 		&samplev1alpha1.Foo{}: {Transform: cache.TransformStripManagedFields()},
 	}

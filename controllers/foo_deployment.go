@@ -102,7 +102,10 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 		WithName(containerName).
 		WithImage(image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(containerPort).WithProtocol(corev1.ProtocolTCP)).
-		WithReadinessProbe(corev1ac.Probe().WithHTTPGet(corev1ac.HTTPGetAction().WithPath("/").WithPort(intstr.FromString("http")))).
+		WithReadinessProbe(corev1ac.Probe().WithHTTPGet(httpRoot())).
+		// An nginx that stops answering leaves its Service after 3 failed probes, 10 s apart,
+		// and is restarted after 6: readiness alone would keep it out of service for ever.
+		WithLivenessProbe(corev1ac.Probe().WithHTTPGet(httpRoot()).WithFailureThreshold(6)).
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{
 				corev1.ResourceCPU:    resource.MustParse("10m"),
@@ -141,6 +144,11 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 						WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(tmpVolume).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))))))
+}
+
+// httpRoot is the handler of the operand's probes: a GET of / on nginx's port.
+func httpRoot() *corev1ac.HTTPGetActionApplyConfiguration {
+	return corev1ac.HTTPGetAction().WithPath("/").WithPort(intstr.FromString("http"))
 }
 
 // lastApplied is when the operator last changed d (the latest time of its managedFields

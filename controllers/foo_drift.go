@@ -229,9 +229,9 @@ func takerOf(live *appsv1.Deployment, lost *fieldpath.Set) (*fieldTaker, error) 
 }
 
 // oneOfRepair is the JSON patch that replaces, in live, the members other writers set in
-// place of the operator's own in a one-of (the nginx container's readiness probe handler,
-// the tmp volume's source) with desired's member, in one write, and the paths it removes;
-// nil when there is nothing to replace. Removing the other member alone would leave the
+// place of the operator's own in a one-of (the handlers of the nginx container's readiness
+// and liveness probes, the tmp volume's source) with desired's member, in one write, and
+// the paths it removes; nil when there is nothing to replace. Removing the other member alone would leave the
 // one-of empty, and applying the operator's alone would set two, both of which the API
 // server refuses (kubectl set probe --open-tcp, say, then wedges every apply). The patch
 // carries live's resourceVersion: it fails rather than change a newer Deployment. The apply
@@ -240,9 +240,15 @@ func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfi
 	var ops []jsonPatchOp
 	want := desired.Spec.Template.Spec
 	for i, c := range live.Spec.Template.Spec.Containers {
-		if c.Name == containerName && c.ReadinessProbe != nil {
-			path := fmt.Sprintf("/spec/template/spec/containers/%d", i)
+		if c.Name != containerName {
+			continue
+		}
+		path := fmt.Sprintf("/spec/template/spec/containers/%d", i)
+		if c.ReadinessProbe != nil {
 			ops, removed = replaceMembers(ops, removed, path, c.Name, path+"/readinessProbe", c.ReadinessProbe.ProbeHandler, "httpGet", want.Containers[0].ReadinessProbe.HTTPGet)
+		}
+		if c.LivenessProbe != nil {
+			ops, removed = replaceMembers(ops, removed, path, c.Name, path+"/livenessProbe", c.LivenessProbe.ProbeHandler, "httpGet", want.Containers[0].LivenessProbe.HTTPGet)
 		}
 	}
 	for i, v := range live.Spec.Template.Spec.Volumes {

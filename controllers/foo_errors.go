@@ -60,6 +60,12 @@ const (
 	// labelRewritten: the Deployment lacks the label the operator's cache selects by (a
 	// mutating admission rewrites it), so its changes are not watched.
 	labelRewritten
+	// budgetNameTaken: the Foo's PodDisruptionBudget name belongs to a budget the Foo does
+	// not control.
+	budgetNameTaken
+	// budgetWriteFailed: the API server refused or failed a write of the Foo's
+	// PodDisruptionBudget.
+	budgetWriteFailed
 )
 
 // errorPolicy is what a pass does with an error of one kind.
@@ -84,6 +90,8 @@ var errorPolicies = map[errorKind]errorPolicy{
 	ownershipUnreadable: {reason: samplev1alpha1.FieldOwnershipUnreadableReason, retry: true},
 	writeFailed:         {reason: samplev1alpha1.DeploymentWriteFailedReason, retry: true},
 	labelRewritten:      {reason: samplev1alpha1.DeploymentUnwatchedReason},
+	budgetNameTaken:     {reason: samplev1alpha1.PodDisruptionBudgetConflictReason},
+	budgetWriteFailed:   {reason: samplev1alpha1.PodDisruptionBudgetWriteFailedReason, retry: true},
 }
 
 // passError is an error of a pass, of a kind.
@@ -100,7 +108,7 @@ func (e *passError) Unwrap() error { return e.err }
 // newPassError is err, of kind. A write refused with Conflict is a staleDecision whatever
 // kind the caller gives: the precondition the write carried no longer held.
 func newPassError(kind errorKind, err error) *passError {
-	if kind == writeFailed && apierrors.IsConflict(err) {
+	if (kind == writeFailed || kind == budgetWriteFailed) && apierrors.IsConflict(err) {
 		kind = staleDecision
 	}
 	return &passError{kind: kind, err: err}

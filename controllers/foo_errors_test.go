@@ -72,6 +72,13 @@ func TestErrorPolicy(t *testing.T) {
 			kind: writeFailed, reason: samplev1alpha1.DeploymentWriteFailedReason, event: samplev1alpha1.DeploymentWriteFailedReason, retry: true},
 		{name: "a Deployment whose managed-by label a mutating admission rewrote", err: r.unwatched(relabelled),
 			kind: labelRewritten, reason: samplev1alpha1.DeploymentUnwatchedReason, event: samplev1alpha1.DeploymentUnwatchedReason, recheckAfter: DefaultConflictRecheckInterval},
+		{name: "a budget name taken by a budget the Foo does not control", err: r.budgetTaken(newFoo("taken")),
+			kind: budgetNameTaken, reason: samplev1alpha1.PodDisruptionBudgetConflictReason, event: samplev1alpha1.PodDisruptionBudgetConflictReason, recheckAfter: DefaultConflictRecheckInterval},
+		{name: "a budget write the API server failed", err: newPassError(budgetWriteFailed, apierrors.NewServiceUnavailable("down")),
+			kind: budgetWriteFailed, reason: samplev1alpha1.PodDisruptionBudgetWriteFailedReason, event: samplev1alpha1.PodDisruptionBudgetWriteFailedReason, retry: true},
+		{name: "a budget apply whose resourceVersion precondition failed",
+			err:  newPassError(budgetWriteFailed, apierrors.NewConflict(schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, "x", errors.New("the object has been modified"))),
+			kind: staleDecision, retry: true},
 		{name: "an error of no kind", err: errors.New("boom"),
 			kind: unexpectedError, reason: samplev1alpha1.InternalErrorReason, event: samplev1alpha1.InternalErrorReason, retry: true},
 	}

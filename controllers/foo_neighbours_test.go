@@ -235,19 +235,20 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		foo := converged(ctx, newFoo("reshaped", withNamespace(ns)))
 		name := foo.Spec.DeploymentName
 		neighbourUpdates(ctx, getDeployment(Default, ns, name), func(d *appsv1.Deployment) {
-			probe := d.Spec.Template.Spec.Containers[0].ReadinessProbe
-			probe.HTTPGet, probe.TCPSocket = nil, &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}
+			for _, probe := range []*corev1.Probe{d.Spec.Template.Spec.Containers[0].ReadinessProbe, d.Spec.Template.Spec.Containers[0].LivenessProbe} {
+				probe.HTTPGet, probe.TCPSocket = nil, &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}
+			}
 			d.Spec.Template.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}}
 		})
 
 		Eventually(func(g Gomega) {
 			d := getDeployment(g, ns, name)
-			g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.ProbeHandler).To(Equal(corev1.ProbeHandler{
-				HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP},
-			}))
+			own := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP}}
+			g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.ProbeHandler).To(Equal(own))
+			g.Expect(d.Spec.Template.Spec.Containers[0].LivenessProbe.ProbeHandler).To(Equal(own))
 			g.Expect(d.Spec.Template.Spec.Volumes[0].VolumeSource).To(Equal(corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}))
 		}).Should(Succeed())
-		expectEvent(ns, ReasonDeploymentUpdated, ContainSubstring("readinessProbe/tcpSocket"))
+		expectEvent(ns, ReasonDeploymentUpdated, And(ContainSubstring("readinessProbe/tcpSocket"), ContainSubstring("livenessProbe/tcpSocket")))
 		// Before: the repair's field manager went on co-owning the restored members, so a
 		// later operator version that stops setting them could not prune them.
 		Eventually(func(g Gomega) {

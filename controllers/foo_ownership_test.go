@@ -217,7 +217,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 
 		Eventually(func(g Gomega) {
 			c := getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Template.Spec.Containers[0]
-			g.Expect(c.LivenessProbe).To(BeNil())
+			g.Expect(c.StartupProbe).To(BeNil())
 			g.Expect(c.Resources.Limits).NotTo(HaveKey(corev1.ResourceCPU))
 			g.Expect(c.Env).To(BeEmpty())
 		}).Should(Succeed())
@@ -376,7 +376,7 @@ func neighbourUpdates(ctx context.Context, d *appsv1.Deployment, change func(*ap
 	Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner(kubectlEdit))).To(Succeed())
 }
 
-// olderVersionApplies applies d as an operator version that also set a liveness probe, a
+// olderVersionApplies applies d as an operator version that also set a startup probe, a
 // CPU limit and an environment variable would have.
 func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 	GinkgoHelper()
@@ -384,7 +384,7 @@ func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 		withIdentity(string(d.OwnerReferences[0].UID), 1), withReplicas(ptr.Deref(d.Spec.Replicas, 1)))
 	older := deploymentFor(foo, testImage)
 	c := &older.Spec.Template.Spec.Containers[0]
-	c.WithLivenessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
+	c.WithStartupProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
 		WithEnv(corev1ac.EnvVar().WithName("NGINX_WORKER_PROCESSES").WithValue("2"))
 	(*c.Resources.Limits)[corev1.ResourceCPU] = resource.MustParse("500m")
 	older.Annotations[DesiredHashAnnotation] = hashWithReplicas(older, ptr.Deref(d.Spec.Replicas, 1)) // its own hash, not this version's

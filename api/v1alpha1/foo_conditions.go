@@ -96,6 +96,15 @@ const (
 	// report with the message. It retries.
 	InternalErrorReason = "InternalError"
 
+	// PodDisruptionBudgetConflictReason means a PodDisruptionBudget named like the Foo
+	// exists and is not controlled by it, so the operator cannot keep the Foo's budget. The
+	// Deployment is kept as usual; the operator looks at the name again from time to time.
+	PodDisruptionBudgetConflictReason = "PodDisruptionBudgetConflict"
+
+	// PodDisruptionBudgetWriteFailedReason means creating, updating or deleting the Foo's
+	// PodDisruptionBudget failed (the message has the API server's answer). It retries.
+	PodDisruptionBudgetWriteFailedReason = "PodDisruptionBudgetWriteFailed"
+
 	// FieldManagerConflictReason means another writer (its field manager is named in the
 	// message) keeps taking a field of the Deployment that the operator sets, for example an
 	// HorizontalPodAutoscaler that targets the Deployment instead of the Foo. The operator

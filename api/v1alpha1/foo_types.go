@@ -56,6 +56,36 @@ type FooSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)([.][a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-z0-9]+([+._-][a-z0-9]+)*:[a-fA-F0-9]{32,})?$')",message="image must be empty (the operator's default image) or a container image reference such as \"registry.example.com/nginx:1.28.0\" or \"nginx@sha256:<digest>\": no spaces, lowercase repository path, optional tag and digest"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Image string `json:"image,omitempty"`
+
+	// podDisruptionBudget says whether the operator keeps a PodDisruptionBudget, named like
+	// the Foo, that lets voluntary disruptions (a node drain, a cluster upgrade) take down at
+	// most one of the Foo's pods at a time while the Foo has 2 or more replicas. Enabled (the
+	// default when unset) or Disabled: the operator then deletes the budget it kept, and a
+	// budget of your own may select the pods instead.
+	// +optional
+	// +kubebuilder:validation:Enum=Enabled;Disabled
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Disruption Budget",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Enabled","urn:alm:descriptor:com.tectonic.ui:select:Disabled","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PodDisruptionBudget PodDisruptionBudgetPolicy `json:"podDisruptionBudget,omitempty"`
+}
+
+// PodDisruptionBudgetPolicy is whether the operator keeps a PodDisruptionBudget for a
+// Foo's pods.
+type PodDisruptionBudgetPolicy string
+
+const (
+	// PodDisruptionBudgetEnabled: the operator keeps a budget while the Foo has 2 or more
+	// replicas. It is what an unset spec.podDisruptionBudget means.
+	PodDisruptionBudgetEnabled PodDisruptionBudgetPolicy = "Enabled"
+	// PodDisruptionBudgetDisabled: the operator keeps no budget.
+	PodDisruptionBudgetDisabled PodDisruptionBudgetPolicy = "Disabled"
+)
+
+// WantsDisruptionBudget reports whether the operator keeps a PodDisruptionBudget for the
+// Foo: it is not Disabled and asks for 2 or more replicas, so that a drain can always
+// evict one pod while the others serve (a budget of one replica would either block every
+// drain or allow what having none allows).
+func (s *FooSpec) WantsDisruptionBudget() bool {
+	return s.PodDisruptionBudget != PodDisruptionBudgetDisabled && s.DesiredReplicas() >= 2
 }
 
 // DefaultReplicas is the default of spec.replicas: the +kubebuilder:default marker above

@@ -953,12 +953,19 @@ func driverConfig(kubeconfig string) (*rest.Config, error) {
 // fooName names the i-th Foo, and its Deployment; five digits sort up to 99,999 Foos.
 func fooName(i int) string { return fmt.Sprintf("foo-%05d", i) }
 
+// newFoo is the i-th Foo of group. The operator's Foos opt out of its PodDisruptionBudget:
+// neither the bare client nor sample-controller makes one, and the contenders are compared
+// on the same work.
 func newFoo(group string, i int) *unstructured.Unstructured {
+	spec := map[string]any{"deploymentName": fooName(i), "replicas": int64(1)}
+	if group == fooGroup {
+		spec["podDisruptionBudget"] = "Disabled"
+	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group + "/v1alpha1",
 		"kind":       "Foo",
 		"metadata":   map[string]any{"name": fooName(i), "namespace": namespace},
-		"spec":       map[string]any{"deploymentName": fooName(i), "replicas": int64(1)},
+		"spec":       spec,
 	}}
 }
 

@@ -31,9 +31,12 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,6 +51,7 @@ var unrequestedPermissions = map[string]string{
 	"update samplecontroller.example.com/foos/finalizers": "OwnerReferencesPermissionEnforcement (OpenShift) checks it when the operator sets blockOwnerDeletion on a Deployment",
 	"list apps/deployments":                               "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"list samplecontroller.example.com/foos":              "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
+	"list policy/poddisruptionbudgets":                    "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"patch events.k8s.io/events":                          "the events library patches an Event when the same event repeats (a series)",
 	"patch /events":                                       "the leader election's event recorder patches a repeated event's count",
 }
@@ -130,6 +134,22 @@ func securitySpecs() {
 		Eventually(func() error {
 			return k8s.Get(context.Background(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, &appsv1.Deployment{})
 		}).Should(Satisfy(apierrors.IsNotFound))
+
+		By("its PodDisruptionBudget: kept at 2 replicas, taken back when changed, deleted at 1")
+		budget := &policyv1.PodDisruptionBudget{}
+		Eventually(func() error {
+			return k8s.Get(context.Background(), client.ObjectKey{Namespace: "restricted-tenant", Name: "web"}, budget)
+		}).Should(Succeed())
+		changed := budget.DeepCopy()
+		changed.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(0))
+		Expect(k8s.Patch(context.Background(), changed, client.MergeFrom(budget))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(budget), changed)).To(Succeed())
+			g.Expect(changed.Spec.MaxUnavailable).To(Equal(ptr.To(intstr.FromInt32(1))))
+		}).Should(Succeed())
+		Expect(k8s.Patch(context.Background(), foo, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":1}}`)))).To(Succeed())
+		Eventually(func() error { return k8s.Get(context.Background(), client.ObjectKeyFromObject(budget), changed) }).
+			Should(Satisfy(apierrors.IsNotFound))
 
 	})
 

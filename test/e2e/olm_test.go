@@ -24,6 +24,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,7 +34,9 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -60,6 +63,27 @@ const catalogNS, catalogName = "olm", "foo-catalog"
 // globalNS is OLM's namespace with the global OperatorGroup: an install there is for all
 // namespaces, as an OperatorHub user's.
 const globalNS = "operators"
+
+// The leader election the operator's replicas run (main.go): the Lease's name, how long it
+// lasts unrenewed, and how often a standby tries to take it (client-go's retry period,
+// controller-runtime's default).
+const (
+	leaderElectionID = "foo-operator.samplecontroller.example.com"
+	leaseDuration    = 20 * time.Second
+	retryPeriod      = 2 * time.Second
+)
+
+// zoneSpread is the affinity the OLM v0 Subscription below sets through spec.config, as
+// docs/operations.md shows ("High availability"): it replaces the CSV's.
+var zoneSpread = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+	PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+		Weight: 100,
+		PodAffinityTerm: corev1.PodAffinityTerm{
+			TopologyKey:   corev1.LabelTopologyZone,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "foo-operator", "control-plane": "controller-manager"}},
+		},
+	}},
+}}
 
 // OLM v0, on either node: the catalog and the operator's process are the node's (publish,
 // operatorRuns), the workflow the same. On a real node the cluster has an egress proxy,
@@ -102,10 +126,13 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 		began := time.Now()
 		env.Subscription(installNS, catalogNS, catalogName, func(spec *operatorsv1alpha1.SubscriptionSpec) {
 			suite.StartingAt(csvV1)(spec)
+			// The operator's spread, set through OLM as docs/operations.md shows (preferred,
+			// so that both replicas run on a one-node cluster).
+			spec.Config = &operatorsv1alpha1.SubscriptionConfig{Affinity: zoneSpread}
 			if proxy != nil {
-				spec.Config = &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
+				spec.Config.Env = []corev1.EnvVar{
 					{Name: "HTTP_PROXY", Value: proxy.URL}, {Name: "HTTPS_PROXY", Value: proxy.URL}, {Name: "NO_PROXY", Value: "localhost,127.0.0.1"},
-				}}
+				}
 			}
 		})
 		By("approving the Subscription's InstallPlan")
@@ -120,6 +147,15 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 
 		By("granting Deployment and Event rights in the target namespace only")
 		env.ExpectScopedTo(installNS, []string{fooNS}, []string{"default", "kube-system"})
+
+		By("running the CSV's replicas, with the Subscription's affinity in place of the CSV's, and the operator's budget")
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: installNS, Name: "foo-operator-controller-manager"}, d)).To(Succeed())
+		Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(suite.OperatorReplicas)))
+		Expect(d.Spec.Template.Spec.Affinity).To(Equal(zoneSpread))
+		budget := &policyv1.PodDisruptionBudget{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: installNS, Name: "foo-operator-controller-manager"}, budget)).To(Succeed())
+		Expect(budget.Spec.Selector.MatchLabels).To(Equal(d.Spec.Selector.MatchLabels))
 	})
 
 	It("unpacks the bundle image with a Job that runs to completion", Label(RealNode), func() {
@@ -127,17 +163,16 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 	})
 
 	It("sends its requests through the proxy OLM passes it (HTTPS_PROXY)", Label(RealNode), func() {
-		pods := &corev1.PodList{}
-		Expect(k8s.List(context.Background(), pods, client.InNamespace(installNS), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
-		Expect(pods.Items).To(HaveLen(1))
-		operator := pods.Items[0]
-		Expect(operator.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}))
+		operators := env.ExpectOperatorRunning(installNS, operatorV1)
 		apiServer := &corev1.Service{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "kubernetes"}, apiServer)).To(Succeed())
-		// Every connection the operator opened (its watches, its leader election) is a tunnel
-		// to the API server's Service.
-		Eventually(func() []string { return proxy.TunnelsOf(operator.Status.PodIP) }).Should(
-			And(Not(BeEmpty()), HaveEach(net.JoinHostPort(apiServer.Spec.ClusterIP, "443"))), proxy.String)
+		for _, operator := range operators {
+			Expect(operator.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}))
+			// Every connection each replica opened (its watches, its leader election) is a
+			// tunnel to the API server's Service.
+			Eventually(func() []string { return proxy.TunnelsOf(operator.Status.PodIP) }).Should(
+				And(Not(BeEmpty()), HaveEach(net.JoinHostPort(apiServer.Spec.ClusterIP, "443"))), proxy.String)
+		}
 	})
 
 	It("runs the operator with the RBAC and environment OLM gave it, and reconciles the sample Foo", func() {
@@ -171,6 +206,66 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 		Expect(k8s.Delete(context.Background(), &pods.Items[0])).To(Succeed())
 		Eventually(func(g Gomega) []string { return env.ReadyPodIPs(g, web) }).ShouldNot(ContainElement(pods.Items[0].Status.PodIP))
 		env.ExpectServing(web, 3, "nginx-unprivileged")
+	})
+
+	It("refuses an eviction that would take a second of a Foo's pods down, and lets a drain go on one pod at a time", Label(RealNode), func() {
+		budget := &policyv1.PodDisruptionBudget{}
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(web), budget)).To(Succeed())
+			g.Expect(metav1.IsControlledBy(budget, web)).To(BeTrue())
+			g.Expect(budget.Status.ObservedGeneration).To(Equal(budget.Generation))
+			g.Expect(budget.Status.CurrentHealthy).To(BeEquivalentTo(3))
+			g.Expect(budget.Status.DisruptionsAllowed).To(BeEquivalentTo(1))
+		}).Should(Succeed())
+		var pods []corev1.Pod
+		Eventually(func(g Gomega) {
+			pods = env.RunningPods(g, fooNS, web.Name)
+			g.Expect(pods).To(HaveLen(3))
+		}).Should(Succeed())
+
+		By("evicting one pod, then another at once, as kubectl drain does")
+		Expect(evict(pods[0])).To(Succeed())
+		err := evict(pods[1])
+		Expect(apierrors.IsTooManyRequests(err)).To(BeTrue(), "the second eviction: %v", err)
+		Expect(err.Error()).To(ContainSubstring("would violate the pod's disruption budget"))
+
+		By("retrying it, as kubectl drain does, until the first pod's replacement is ready")
+		began := time.Now()
+		Eventually(func() error { return evict(pods[1]) }).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		AddReportEntry("second eviction of a Foo's pods allowed after", time.Since(began).Round(100*time.Millisecond).String())
+		env.ExpectServing(web, 3, "nginx-unprivileged")
+	})
+
+	It("hands the Lease to its standby replica when a drain evicts the leader", Label(RealNode), func() {
+		pods := env.ExpectOperatorRunning(installNS, operatorV1)
+		identity := func(p corev1.Pod) string { return p.Name + "_" + string(p.UID) } // podLeaderLock in main.go
+		lease := &coordinationv1.Lease{}
+		key := client.ObjectKey{Namespace: installNS, Name: leaderElectionID}
+		var leader, standby corev1.Pod
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), key, lease)).To(Succeed())
+			holder := ptr.Deref(lease.Spec.HolderIdentity, "")
+			i := slices.IndexFunc(pods, func(p corev1.Pod) bool { return identity(p) == holder })
+			g.Expect(i).NotTo(Equal(-1), "one of the operator's pods holds the Lease, not %q", holder)
+			leader, standby = pods[i], pods[1-i]
+		}).Should(Succeed())
+
+		began := time.Now()
+		Expect(evict(leader)).To(Succeed())
+		// The leader releases the Lease on SIGTERM and the standby takes it at its next try
+		// (2 s apart); were the release lost, the Lease would expire first: the bound is its
+		// duration (20 s, docs/reliability.md scenario 1) and one try.
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), key, lease)).To(Succeed())
+			g.Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal(identity(standby))))
+		}).WithTimeout(leaseDuration + retryPeriod).WithPolling(100 * time.Millisecond).Should(Succeed())
+		AddReportEntry("leader evicted: Lease held by the standby after", time.Since(began).Round(100*time.Millisecond).String())
+
+		By("the new leader reconciles a new Foo, and the Deployment replaces the evicted replica")
+		foo := env.CreateFoo(fooNS, "after-hand-over", 1)
+		env.ExpectFooReady(foo)
+		Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
+		operatorRuns(installNS, csvV1)
 	})
 
 	It("reports a Foo whose pods never become ready as unavailable, and available once they serve", Label(RealNode), func() {
@@ -490,4 +585,11 @@ func runOperatorAsInstalled(ns string) {
 	env = append(env, "WATCH_NAMESPACE="+targets)
 	suite.Start(work, "operator", env, managerBin, "--kubeconfig="+kubeconfig, "--leader-elect", "--leader-election-namespace="+ns,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+}
+
+// evict asks the Eviction API to evict pod, as kubectl drain does.
+func evict(pod corev1.Pod) error {
+	return k8s.SubResource("eviction").Create(context.Background(), &pod, &policyv1.Eviction{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+	})
 }

@@ -30,6 +30,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -149,7 +150,8 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 	It("removes everything it installed when the ClusterExtension is deleted", func() {
 		installed := installedObjects(Default)
 		Expect(installed).To(ContainElements("CustomResourceDefinition/"+suite.FooCRD, "Deployment/foo-operator-controller-manager",
-			"ServiceAccount/foo-operator-controller-manager", "Service/foo-operator-controller-manager-metrics-service"))
+			"ServiceAccount/foo-operator-controller-manager", "Service/foo-operator-controller-manager-metrics-service",
+			"PodDisruptionBudget/foo-operator-controller-manager"))
 		for _, name := range bundleClusterRoles {
 			Expect(installed).To(ContainElement("ClusterRole/" + name))
 		}
@@ -281,6 +283,7 @@ func installedObjects(g Gomega) []string {
 		"Deployment":               &appsv1.DeploymentList{}, "ServiceAccount": &corev1.ServiceAccountList{}, "Service": &corev1.ServiceList{},
 		"ClusterRole": &rbacv1.ClusterRoleList{}, "ClusterRoleBinding": &rbacv1.ClusterRoleBindingList{},
 		"Role": &rbacv1.RoleList{}, "RoleBinding": &rbacv1.RoleBindingList{},
+		"PodDisruptionBudget": &policyv1.PodDisruptionBudgetList{},
 	} {
 		g.Expect(k8s.List(context.Background(), list, client.MatchingLabels{ownerName: olmv1Name})).To(Succeed())
 		items, err := meta.ExtractList(list)

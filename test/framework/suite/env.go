@@ -190,34 +190,48 @@ func (e *Env) createNamespace(om metav1.ObjectMeta, restricted bool) string {
 	return ns.Name
 }
 
-// ExpectOperatorRunning waits until the operator's Deployment in ns has one pod whose
-// container runs image, Ready (its readiness probe passes) and never restarted (its
-// liveness probe passes), with both probes as config/manager declares them.
-func (e *Env) ExpectOperatorRunning(ns, image string) {
+// OperatorReplicas is how many replicas of the operator config/manager (and so the bundle)
+// runs: a leader and a standby.
+const OperatorReplicas = 2
+
+// ExpectOperatorRunning waits until the operator's Deployment in ns has OperatorReplicas
+// pods whose container runs image, Ready (its readiness probe passes) and never restarted
+// (its liveness probe passes), with both probes as config/manager declares them, and
+// returns them.
+func (e *Env) ExpectOperatorRunning(ns, image string) []corev1.Pod {
 	ginkgo.GinkgoHelper()
+	var running []corev1.Pod
 	gomega.Eventually(func(g gomega.Gomega) {
-		pods := &corev1.PodList{}
-		g.Expect(e.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"})).To(gomega.Succeed())
-		var running []corev1.Pod
-		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil {
-				running = append(running, p)
-			}
+		running = e.OperatorPods(g, ns)
+		g.Expect(running).To(gomega.HaveLen(OperatorReplicas))
+		for _, pod := range running {
+			g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal(image))
+			g.Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(gomega.BeNil())
+			g.Expect(pod.Spec.Containers[0].LivenessProbe).NotTo(gomega.BeNil())
+			g.Expect(pod.Status.ContainerStatuses).To(gomega.HaveLen(1))
+			status := pod.Status.ContainerStatuses[0]
+			g.Expect(status.Ready).To(gomega.BeTrue(), "readiness probe of %s", pod.Name)
+			g.Expect(status.State.Running).NotTo(gomega.BeNil())
+			g.Expect(status.RestartCount).To(gomega.BeZero())
+			// Ready proves the readiness probe; the liveness probe (15 s initial delay) is
+			// seen passing in the kubelet's own probe counters.
+			g.Expect(e.ProbeSuccesses(g, pod, "Liveness")).To(gomega.BeNumerically(">", 0), "liveness probe of %s", pod.Name)
 		}
-		g.Expect(running).To(gomega.HaveLen(1))
-		pod := running[0]
-		g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal(image))
-		g.Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(gomega.BeNil())
-		g.Expect(pod.Spec.Containers[0].LivenessProbe).NotTo(gomega.BeNil())
-		g.Expect(pod.Status.ContainerStatuses).To(gomega.HaveLen(1))
-		status := pod.Status.ContainerStatuses[0]
-		g.Expect(status.Ready).To(gomega.BeTrue(), "readiness probe")
-		g.Expect(status.State.Running).NotTo(gomega.BeNil())
-		g.Expect(status.RestartCount).To(gomega.BeZero())
-		// Ready proves the readiness probe; the liveness probe (15 s initial delay) is seen
-		// passing in the kubelet's own probe counters.
-		g.Expect(e.ProbeSuccesses(g, pod, "Liveness")).To(gomega.BeNumerically(">", 0), "liveness probe")
 	}).Should(gomega.Succeed())
+	return running
+}
+
+// OperatorPods are the operator's pods in ns that are not being deleted.
+func (e *Env) OperatorPods(g gomega.Gomega, ns string) []corev1.Pod {
+	pods := &corev1.PodList{}
+	g.Expect(e.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"})).To(gomega.Succeed())
+	var running []corev1.Pod
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			running = append(running, p)
+		}
+	}
+	return running
 }
 
 // ProbeSuccesses is how many probes of probeType (Liveness, Readiness) of pod's first

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	apiv1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+)
+
 // FooSpecApplyConfiguration represents a declarative configuration of the FooSpec type for use
 // with apply.
 //
@@ -40,6 +44,12 @@ type FooSpecApplyConfiguration struct {
 	// operator). The image must run as a non-root user and serve HTTP on port 8080, as the
 	// nginx-unprivileged images do.
 	Image *string `json:"image,omitempty"`
+	// podDisruptionBudget says whether the operator keeps a PodDisruptionBudget, named like
+	// the Foo, that lets voluntary disruptions (a node drain, a cluster upgrade) take down at
+	// most one of the Foo's pods at a time while the Foo has 2 or more replicas. Enabled (the
+	// default when unset) or Disabled: the operator then deletes the budget it kept, and a
+	// budget of your own may select the pods instead.
+	PodDisruptionBudget *apiv1alpha1.PodDisruptionBudgetPolicy `json:"podDisruptionBudget,omitempty"`
 }
 
 // FooSpecApplyConfiguration constructs a declarative configuration of the FooSpec type for use with
@@ -69,5 +79,13 @@ func (b *FooSpecApplyConfiguration) WithReplicas(value int32) *FooSpecApplyConfi
 // If called multiple times, the Image field is set to the value of the last call.
 func (b *FooSpecApplyConfiguration) WithImage(value string) *FooSpecApplyConfiguration {
 	b.Image = &value
+	return b
+}
+
+// WithPodDisruptionBudget sets the PodDisruptionBudget field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PodDisruptionBudget field is set to the value of the last call.
+func (b *FooSpecApplyConfiguration) WithPodDisruptionBudget(value apiv1alpha1.PodDisruptionBudgetPolicy) *FooSpecApplyConfiguration {
+	b.PodDisruptionBudget = &value
 	return b
 }
