@@ -149,12 +149,21 @@ func main() {
 	}
 	namespaces := splitNamespaces(watchNamespaces)
 
-	tlsOpts, err := metricsTLS(tlsMinVersion, tlsCipherSuites, enableHTTP2)
+	flagTLS, err := flagTLSSettings(tlsMinVersion, tlsCipherSuites)
 	if err != nil {
 		setupLog.Error(err, "Invalid TLS options")
 		os.Exit(1)
 	}
-	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: []func(*tls.Config){tlsOpts}, CertDir: metricsCertDir}
+	// The flags, when given, win; otherwise the cluster's TLS security profile on OpenShift
+	// (clusterProfile, added below), the flags' defaults elsewhere.
+	metricsTLSSource, followProfile := fixedTLS(flagTLS), secureMetrics
+	flag.Visit(func(f *flag.Flag) {
+		followProfile = followProfile && f.Name != "tls-min-version" && f.Name != "tls-cipher-suites"
+	})
+	if followProfile {
+		metricsTLSSource = &tlsSource{}
+	}
+	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: []func(*tls.Config){metricsTLS(metricsTLSSource, enableHTTP2)}, CertDir: metricsCertDir}
 	if secureMetrics {
 		metricsOpts.FilterProvider = metricsAuthFilter
 	}
@@ -219,6 +228,16 @@ func main() {
 	if err := controllers.RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
 		setupLog.Error(err, "Unable to register metrics")
 		os.Exit(1)
+	}
+	if followProfile {
+		profile, err := newClusterProfile(mgr, metricsTLSSource, flagTLS)
+		if err == nil {
+			err = mgr.Add(profile)
+		}
+		if err != nil {
+			setupLog.Error(err, "Unable to follow the cluster's TLS security profile")
+			os.Exit(1)
+		}
 	}
 	// +kubebuilder:scaffold:builder
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

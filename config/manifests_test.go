@@ -211,7 +211,8 @@ func TestBundleCSV(t *testing.T) {
 	strategy := csv.Spec.InstallStrategy.StrategySpec
 	env := strategy.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Env
 	g.Expect(env).To(ContainElement(HaveField("ValueFrom.FieldRef.FieldPath", "metadata.annotations['olm.targetNamespaces']")))
-	// Cluster-wide: only the metrics endpoint's TokenReviews and SubjectAccessReviews.
+	// Cluster-wide: only the metrics endpoint's TokenReviews and SubjectAccessReviews, and the
+	// APIServer configuration whose TLS profile it follows on OpenShift.
 	var clusterResources, namespacedResources []string
 	for _, p := range strategy.ClusterPermissions {
 		for _, r := range p.Rules {
@@ -223,7 +224,7 @@ func TestBundleCSV(t *testing.T) {
 			namespacedResources = append(namespacedResources, r.Resources...)
 		}
 	}
-	g.Expect(clusterResources).To(ConsistOf("tokenreviews", "subjectaccessreviews"))
+	g.Expect(clusterResources).To(ConsistOf("tokenreviews", "subjectaccessreviews", "apiservers"))
 	g.Expect(namespacedResources).To(ContainElements("deployments", "events", "foos", "foos/status", "foos/finalizers", "leases"))
 }
 
@@ -273,7 +274,10 @@ func TestBundleCSVDeclarations(t *testing.T) {
 		"proxy-aware", "tls-profiles", "token-auth-aws", "token-auth-azure", "token-auth-gcp"}))
 	// "true" only where a test shows it (docs/olm.md names each). disconnected is "true" only
 	// in a release bundle pinned by digest (make bundle USE_IMAGE_DIGESTS=true, test/e2e on a real node).
-	shown := map[string]string{"proxy-aware": "test/e2e on a real node: sends its requests through the proxy OLM passes it"}
+	shown := map[string]string{
+		"proxy-aware":  "test/e2e on a real node: sends its requests through the proxy OLM passes it",
+		"tls-profiles": "TestMetricsTLSFollowsClusterProfile: the metrics server follows the TLS security profile of the cluster's APIServer configuration",
+	}
 	for name, v := range features {
 		if _, ok := shown[name]; ok {
 			g.Expect(v).To(Equal("true"), "%s: %s", name, shown[name])
