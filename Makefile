@@ -22,7 +22,10 @@ PACKAGE := foo-operator
 CHANNELS ?= candidate,stable
 DEFAULT_CHANNEL ?= stable
 BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
-BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+# --extra-service-accounts: the identity Prometheus scrapes with (config/prometheus) gets its
+# ClusterRoleBinding from the CSV's clusterPermissions, which OLM binds in the install
+# namespace; written out as a bundle object it would name config/default's namespace.
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --extra-service-accounts foo-operator-metrics-reader
 # CATALOG_DIR is the package's folder in the file-based catalog, which make catalog writes;
 # CATALOG_TEMPLATE the opm basic template it renders, the upgrade graph edited at each release.
 CATALOG_DIR := catalog/$(PACKAGE)
@@ -303,7 +306,7 @@ cluster-down: ## Stop the local cluster and OLM, and delete their state.
 	hack/local-cluster.sh down
 
 .PHONY: olm
-olm: cluster olm-tools $(if $(filter real,$(LOCAL_CLUSTER_NODE)),grpc-health-probe) ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
+olm: cluster olm-tools monitoring-crds $(if $(filter real,$(LOCAL_CLUSTER_NODE)),grpc-health-probe) ## Install OLM's CRDs and run its olm and catalog operators against the local cluster.
 	hack/local-cluster.sh olm-up
 
 # DEMO_NODE is make demo's node: real where this machine may run containers (root on Linux;
@@ -311,7 +314,7 @@ olm: cluster olm-tools $(if $(filter real,$(LOCAL_CLUSTER_NODE)),grpc-health-pro
 DEMO_NODE ?= $(if $(filter 0,$(shell id -u)),real,kwok)
 # DEMO_TOOLS are what make demo runs (on the real node, no metrics-server: no HPA there), and
 # the manager binary it runs, built beside them (TOOLS_JOBS at a time).
-DEMO_TOOLS = $(if $(filter real,$(DEMO_NODE)),node-tools grpc-health-probe,cluster-tools metrics-server) olm-tools demo-manager
+DEMO_TOOLS = $(if $(filter real,$(DEMO_NODE)),node-tools grpc-health-probe,cluster-tools metrics-server) olm-tools monitoring-crds demo-manager
 TOOLS_JOBS ?= $(shell nproc)
 .PHONY: demo
 demo: ## Start a local cluster with OLM, install the operator from its catalog image and apply the sample Foo (DEMO_NODE: real or kwok).
@@ -331,7 +334,7 @@ demo-manager:
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane monitoring-crds ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
 	E2E_NODE=kwok go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	E2E_NODE=real go test -tags e2e ./test/e2e -v -timeout 40m -ginkgo.v
 
@@ -432,6 +435,7 @@ KWOK ?= $(LOCALBIN)/kwok
 PROMTOOL ?= $(LOCALBIN)/promtool
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
+MONITORING_CRDS ?= $(LOCALBIN)/monitoring-crds
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 MIN_ENVTEST_ASSETS ?= $(LOCALBIN)/k8s-min
 CODEGEN_TOOLS := $(addprefix $(LOCALBIN)/,applyconfiguration-gen client-gen informer-gen lister-gen)
@@ -544,8 +548,15 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	$(call go-build-tool,$@,sample-controller,k8s.io/sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
+.PHONY: monitoring-crds
+monitoring-crds: $(MONITORING_CRDS) ## Copy Prometheus Operator's ServiceMonitor and PrometheusRule CRDs, which the bundle's monitoring needs, into bin/monitoring-crds.
+$(MONITORING_CRDS): $(call tool-module,prometheus-operator)
+	@dir=$$(cd hack/tools/prometheus-operator && go mod download github.com/prometheus-operator/prometheus-operator && \
+		go list -m -f '{{.Dir}}' github.com/prometheus-operator/prometheus-operator)/example/prometheus-operator-crd && \
+	mkdir -p $@ && install -m 0644 $$dir/monitoring.coreos.com_servicemonitors.yaml $$dir/monitoring.coreos.com_prometheusrules.yaml $@/
+
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
+tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool monitoring-crds ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
 
 # What a local cluster (hack/local-cluster.sh) runs: the control plane and kwok (kwokctl,
 # and kwok's controller for simulated nodes) with a simulated node (cluster-tools) or a real

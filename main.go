@@ -88,6 +88,7 @@ func main() {
 	var (
 		metricsAddr             string
 		metricsCertDir          string
+		metricsCertSecret       string
 		secureMetrics           bool
 		enableHTTP2             bool
 		tlsMinVersion           string
@@ -104,6 +105,8 @@ func main() {
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"The address the metrics endpoint binds to: :8443 for HTTPS, :8080 for HTTP, 0 to disable it.")
+	flag.StringVar(&metricsCertSecret, "metrics-cert-secret", "",
+		"A Secret of the operator's namespace ($POD_NAMESPACE) in which the replicas keep a CA and the metrics server's certificate, which it signs, for the metrics Service's names; it must exist, empty at first. Prometheus reads the CA from it (ca.crt). Not with --metrics-cert-dir.")
 	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "",
 		"Directory holding tls.crt and tls.key for the metrics server, reloaded when they change; a self-signed certificate when empty.")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true,
@@ -164,6 +167,16 @@ func main() {
 		metricsTLSSource = &tlsSource{}
 	}
 	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: []func(*tls.Config){metricsTLS(metricsTLSSource, enableHTTP2)}, CertDir: metricsCertDir}
+	var certs *certKeeper
+	if metricsCertSecret != "" {
+		namespace := os.Getenv("POD_NAMESPACE")
+		if namespace == "" || metricsCertDir != "" {
+			setupLog.Error(errors.New("--metrics-cert-secret needs $POD_NAMESPACE, and excludes --metrics-cert-dir"), "Invalid TLS options")
+			os.Exit(1)
+		}
+		certs = &certKeeper{name: metricsCertSecret, dnsNames: metricsDNSNames(namespace)}
+		metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, func(c *tls.Config) { c.GetCertificate = certs.getCertificate })
+	}
 	if secureMetrics {
 		metricsOpts.FilterProvider = metricsAuthFilter
 	}
@@ -228,6 +241,17 @@ func main() {
 	if err := controllers.RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
 		setupLog.Error(err, "Unable to register metrics")
 		os.Exit(1)
+	}
+	if certs != nil {
+		core, err := corev1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+		if err == nil {
+			certs.secrets = core.Secrets(os.Getenv("POD_NAMESPACE"))
+			err = mgr.Add(certs)
+		}
+		if err != nil {
+			setupLog.Error(err, "Unable to keep the metrics certificate")
+			os.Exit(1)
+		}
 	}
 	if followProfile {
 		profile, err := newClusterProfile(mgr, metricsTLSSource, flagTLS)

@@ -37,16 +37,17 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// serveMetrics starts controller-runtime's metrics server, with its self-signed certificate,
-// whose TLS settings come from src, until the test ends, and returns its address.
-func serveMetrics(t *testing.T, src *tlsSource) string {
+// serveMetrics starts controller-runtime's metrics server, with its self-signed certificate
+// unless extra sets another, whose TLS settings come from src, until the test ends, and
+// returns its address.
+func serveMetrics(t *testing.T, src *tlsSource, extra ...func(*tls.Config)) string {
 	g := NewWithT(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
 	addr := l.Addr().String()
 	g.Expect(l.Close()).To(Succeed())
 	server, err := metricsserver.NewServer(metricsserver.Options{
-		BindAddress: addr, SecureServing: true, TLSOpts: []func(*tls.Config){metricsTLS(src, false)},
+		BindAddress: addr, SecureServing: true, TLSOpts: append([]func(*tls.Config){metricsTLS(src, false)}, extra...),
 	}, nil, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	go func() { _ = server.Start(t.Context()) }()

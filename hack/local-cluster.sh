@@ -18,7 +18,7 @@
 # (or the demo and the e2e suite) on one machine apart.
 #
 #   hack/local-cluster.sh up        # cluster + node, kubeconfig in .kwok/kubeconfig
-#   hack/local-cluster.sh olm-up    # OLM CRDs, namespaces, global OperatorGroup, OLM processes
+#   hack/local-cluster.sh olm-up    # OLM CRDs (and Prometheus Operator's), namespaces, global OperatorGroup, OLM processes
 #   hack/local-cluster.sh olmv1-up  # OLM v1 (catalogd, operator-controller) in the cluster (real node)
 #   hack/local-cluster.sh down      # stop OLM, delete the cluster
 set -euo pipefail
@@ -140,6 +140,10 @@ olm_up() {
 	local crds
 	crds=$(cd "$root/hack/tools/olm" && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)/deploy/chart/crds
 	"${kubectl[@]}" apply --server-side --force-conflicts -f "$crds" >/dev/null
+	# Prometheus Operator's ServiceMonitor and PrometheusRule CRDs (make monitoring-crds): the
+	# bundle ships those kinds, and OLM installs a bundle only where their CRDs exist, as on
+	# OpenShift and on clusters running Prometheus Operator.
+	"${kubectl[@]}" apply --server-side --force-conflicts -f "$bin/monitoring-crds" >/dev/null
 	"${kubectl[@]}" wait --for=condition=Established crd --all --timeout=60s >/dev/null
 	"${kubectl[@]}" apply --server-side -f - >/dev/null <<OLM
 apiVersion: v1

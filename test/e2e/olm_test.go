@@ -565,7 +565,7 @@ func runOperatorAsInstalled(ns string) {
 	d := &appsv1.Deployment{}
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: suite.OperatorServiceAccount}, d)).To(Succeed())
-		g.Expect(d.Status.AvailableReplicas).To(Equal(int32(1)), "OLM's operator Deployment is admitted and available")
+		g.Expect(d.Status.AvailableReplicas).To(BeEquivalentTo(suite.OperatorReplicas), "OLM's operator Deployment is admitted and available")
 	}).Should(Succeed())
 	tmpl := d.Spec.Template
 	targets, ok := tmpl.Annotations["olm.targetNamespaces"]

@@ -77,7 +77,8 @@ type Env struct {
 type EnvOptions struct {
 	// Fresh stops a cluster of the same directory first, so that its audit log starts empty.
 	Fresh bool
-	// OLM installs OLM and starts its operators.
+	// OLM installs OLM and starts its operators (hack/local-cluster.sh olm-up, which also
+	// installs Prometheus Operator's CRDs of the kinds the bundle ships).
 	OLM bool
 	// Schemes add the kinds the suite reads to its client, beside client-go's.
 	Schemes []func(*runtime.Scheme) error
