@@ -334,7 +334,7 @@ demo-manager:
 demo-down: cluster-down ## Remove everything make demo started.
 
 .PHONY: test-e2e
-test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane monitoring-crds ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane monitoring-crds prometheus ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
 	E2E_NODE=kwok go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
 	E2E_NODE=real go test -tags e2e ./test/e2e -v -timeout 40m -ginkgo.v
 
@@ -433,6 +433,9 @@ SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 CRANE ?= $(LOCALBIN)/crane
 KWOK ?= $(LOCALBIN)/kwok
 PROMTOOL ?= $(LOCALBIN)/promtool
+PROMETHEUS ?= $(LOCALBIN)/prometheus
+# The Prometheus server's build tags: of its service discoveries, Kubernetes' only.
+PROMETHEUS_TAGS := remove_all_sd,enable_kubernetes_sd
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
 MONITORING_CRDS ?= $(LOCALBIN)/monitoring-crds
@@ -523,6 +526,10 @@ $(OPM): $(call tool-module,opm)
 promtool: $(PROMTOOL) ## Build promtool (Prometheus), which tests the alert rules: without the web UI's assets, and with no service discovery.
 $(PROMTOOL): $(call tool-module,prometheus)
 	$(call go-build-tool,$@,prometheus,github.com/prometheus/prometheus/cmd/promtool,-tags remove_all_sd -ldflags "-s -w")
+.PHONY: prometheus
+prometheus: $(PROMETHEUS) ## Build the Prometheus server, which test/e2e runs against the real node: Kubernetes service discovery only, no web UI (its assets are not in the module).
+$(PROMETHEUS): $(call tool-module,prometheus)
+	$(call go-build-tool,$@,prometheus,github.com/prometheus/prometheus/cmd/prometheus,-tags $(PROMETHEUS_TAGS) -ldflags "-s -w")
 
 .PHONY: operator-sdk
 operator-sdk: $(OPERATOR_SDK) ## Build the operator-sdk CLI.
@@ -556,7 +563,7 @@ $(MONITORING_CRDS): $(call tool-module,prometheus-operator)
 	mkdir -p $@ && install -m 0644 $$dir/monitoring.coreos.com_servicemonitors.yaml $$dir/monitoring.coreos.com_prometheusrules.yaml $@/
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool monitoring-crds ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
+tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool prometheus monitoring-crds ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
 
 # What a local cluster (hack/local-cluster.sh) runs: the control plane and kwok (kwokctl,
 # and kwok's controller for simulated nodes) with a simulated node (cluster-tools) or a real

@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
@@ -266,6 +268,88 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 		env.ExpectFooReady(foo)
 		Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
 		operatorRuns(installNS, csvV1)
+	})
+
+	It("is scraped by a Prometheus as its ServiceMonitor says, over verified TLS with its reader's token, and its FooDegraded alert fires and resolves", Label(RealNode), func() {
+		operatorRuns(installNS, csvV1)
+		dir := GinkgoT().TempDir()
+		var sm serviceMonitor
+		installed(installNS, "ServiceMonitor", serviceMonitorName, &sm)
+		Expect(sm.Spec.Endpoints).To(HaveLen(1))
+		endpoint := sm.Spec.Endpoints[0]
+		By("reading the CA the operator keeps, and the token Kubernetes wrote for the metrics reader")
+		ca := secretKey(installNS, endpoint.TLSConfig.CA.Secret, dir)
+		token := secretKey(installNS, endpoint.Authorization.Credentials, dir)
+
+		var rule struct {
+			Spec struct {
+				Groups []map[string]any `json:"groups"`
+			} `json:"spec"`
+		}
+		installed(installNS, "PrometheusRule", prometheusRuleName, &rule)
+		raw, err := yaml.Marshal(map[string]any{"groups": rule.Spec.Groups})
+		Expect(err).NotTo(HaveOccurred())
+		// FooDegraded fires after 15 minutes, which promtool's tests (make test) hold; here
+		// after 10 s, so that the spec need not wait.
+		const shipped, shortened = "foo_operator_foo_degraded_since_timestamp_seconds{job=\"foo-operator-controller-manager-metrics-service\"} > 15 * 60", "> 10"
+		Expect(string(raw)).To(ContainSubstring(shipped))
+		rules := filepath.Join(dir, "rules.yaml")
+		Expect(os.WriteFile(rules, []byte(strings.Replace(string(raw), "> 15 * 60", shortened, 1)), 0o600)).To(Succeed())
+
+		addr := startPrometheus(dir, map[string]any{
+			"global":         map[string]any{"scrape_interval": "5s", "evaluation_interval": "5s"},
+			"rule_files":     []string{rules},
+			"scrape_configs": []any{scrapeConfig(installNS, sm, ca, token, cluster.Kubeconfig())},
+		})
+		By("scraping both replicas, one of them leading")
+		began := time.Now()
+		Eventually(func(g Gomega) {
+			up := prometheusAPI(g, addr, "/api/v1/query", url.Values{"query": {`up{job="foo-operator-controller-manager-metrics-service"} == 1`}})
+			g.Expect(up.Data.Result).To(HaveLen(suite.OperatorReplicas))
+			leaders := prometheusAPI(g, addr, "/api/v1/query", url.Values{"query": {`sum(leader_election_master_status{job="foo-operator-controller-manager-metrics-service"})`}})
+			g.Expect(leaders.Data.Result).To(HaveLen(1))
+			g.Expect(leaders.Data.Result[0].Value[1]).To(Equal("1"))
+		}).Should(Succeed())
+		AddReportEntry("Prometheus: both replicas up after", time.Since(began).Round(time.Second).String())
+
+		By("a Foo whose Deployment name another Deployment holds")
+		taken := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: fooNS},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](0),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "someone-else"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "someone-else"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: controllers.DefaultOperandImage}}},
+				},
+			},
+		}
+		Expect(k8s.Create(context.Background(), taken)).To(Succeed())
+		contested := env.CreateFoo(fooNS, "contested", 1, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = taken.Name })
+		firing := func(g Gomega) bool {
+			alerts := prometheusAPI(g, addr, "/api/v1/alerts", nil)
+			return slices.ContainsFunc(alerts.Data.Alerts, func(a promAlert) bool {
+				return a.Labels["alertname"] == "FooDegraded" && a.Labels["foo"] == contested.Name && a.Labels["namespace"] == fooNS &&
+					a.Labels["reason"] == samplev1alpha1.DeploymentConflictReason && a.State == "firing"
+			})
+		}
+		began = time.Now()
+		Eventually(firing).WithTimeout(2 * time.Minute).Should(BeTrue())
+		AddReportEntry("FooDegraded firing after the Foo's create (threshold 10 s)", time.Since(began).Round(time.Second).String())
+
+		By("freeing the name: the operator creates the Foo's Deployment, and the alert resolves")
+		Expect(k8s.Delete(context.Background(), taken)).To(Succeed())
+		began = time.Now()
+		Eventually(firing).WithTimeout(3 * time.Minute).Should(BeFalse())
+		AddReportEntry("FooDegraded resolved after the name was freed", time.Since(began).Round(time.Second).String())
+		env.ExpectFooReady(contested)
+		Expect(k8s.Delete(context.Background(), contested)).To(Succeed())
+
+		By("no alert about the operator itself")
+		alerts := prometheusAPI(Default, addr, "/api/v1/alerts", nil)
+		for _, a := range alerts.Data.Alerts {
+			Expect(a.Labels["alertname"]).NotTo(BeElementOf("FooOperatorDown", "FooOperatorNoLeader", "FooReconcileErrors"), "%v", a)
+		}
 	})
 
 	It("reports a Foo whose pods never become ready as unavailable, and available once they serve", Label(RealNode), func() {
