@@ -159,7 +159,7 @@ func main() {
 	}
 	// The flags, when given, win; otherwise the cluster's TLS security profile on OpenShift
 	// (clusterProfile, added below), the flags' defaults elsewhere.
-	metricsTLSSource, followProfile := fixedTLS(flagTLS), secureMetrics
+	metricsTLSSource, followProfile := fixedTLS(flagTLS), secureMetrics && metricsAddr != "0"
 	flag.Visit(func(f *flag.Flag) {
 		followProfile = followProfile && f.Name != "tls-min-version" && f.Name != "tls-cipher-suites"
 	})
@@ -168,7 +168,7 @@ func main() {
 	}
 	metricsOpts := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: []func(*tls.Config){metricsTLS(metricsTLSSource, enableHTTP2)}, CertDir: metricsCertDir}
 	var certs *certKeeper
-	if metricsCertSecret != "" {
+	if metricsCertSecret != "" && secureMetrics && metricsAddr != "0" {
 		namespace := os.Getenv("POD_NAMESPACE")
 		if namespace == "" || metricsCertDir != "" {
 			setupLog.Error(errors.New("--metrics-cert-secret needs $POD_NAMESPACE, and excludes --metrics-cert-dir"), "Invalid TLS options")

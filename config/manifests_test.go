@@ -203,7 +203,8 @@ func TestBundleCSV(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	csv := b.CSV
 	g.Expect(csv.Name).To(Equal("foo-operator.v0.1.0"))
-	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Seamless Upgrades"))
+	// docs/olm.md says which test shows each level.
+	g.Expect(csv.Annotations).To(HaveKeyWithValue("capabilities", "Deep Insights"))
 	g.Expect(csv.Annotations).To(HaveKeyWithValue("createdAt", "2026-11-22T00:00:00Z"), "make bundle pins createdAt to CREATED_AT")
 	g.Expect(csv.Spec.Description).To(ContainSubstring("## Prerequisites"))
 	g.Expect(csv.Spec.Icon).To(HaveLen(1))

@@ -171,9 +171,9 @@ func launch(name string, args ...string) (*replica, error) {
 	}
 	defaults := []string{"--kubeconfig=" + kubeconfig, "--leader-elect", "--leader-election-namespace=" + operatorNamespace,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
-	// A pod's name and UID, as config/manager passes them: the leader election identity,
-	// which every replica of a name keeps across restarts, as a pod's containers do.
-	env := []string{"MEMORY_LIMIT=" + strconv.FormatInt(memoryLimit.Value(), 10), "POD_NAME=" + name, "POD_UID=" + podUID(name)}
+	// A pod's name, UID and namespace, as config/manager passes them: the leader election
+	// identity, which every replica of a name keeps across restarts, as a pod's containers do.
+	env := []string{"MEMORY_LIMIT=" + strconv.FormatInt(memoryLimit.Value(), 10), "POD_NAME=" + name, "POD_UID=" + podUID(name), "POD_NAMESPACE=" + operatorNamespace}
 	p, err := framework.Start(filepath.Join(work, fmt.Sprintf("%s-%d.log", name, time.Now().UnixNano())), env, bin, append(defaults, args...)...)
 	if err != nil {
 		return nil, err

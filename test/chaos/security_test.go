@@ -21,6 +21,7 @@ package chaos
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"slices"
@@ -64,8 +65,20 @@ func securitySpecs() {
 	It("serves metrics to clients allowed to read them only", func() {
 		const scenario = "6. Security: metrics endpoint"
 		port := suite.FreePort()
-		startReplica("manager-metrics", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port))
+		// With the certificate config/default's Deployment serves: kept in the Secret it ships.
+		startReplica("manager-metrics", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-cert-secret="+metricsCertSecret)
 		url := fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+		var secret corev1.Secret
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: metricsCertSecret}, &secret)).To(Succeed())
+			g.Expect(secret.Data).To(HaveKey("ca.crt"))
+		}).WithTimeout(time.Minute).Should(Succeed())
+		roots := x509.NewCertPool()
+		Expect(roots.AppendCertsFromPEM(secret.Data["ca.crt"])).To(BeTrue())
+		// As the ServiceMonitor has Prometheus verify it: the Secret's CA, the Service's name.
+		verifying := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "foo-operator-controller-manager-metrics-service", MinVersion: tls.VersionTLS12},
+		}}
 
 		Expect(k8s.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "stranger", Namespace: "default"}})).To(Succeed())
 		Expect(k8s.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "prometheus", Namespace: "default"}})).To(Succeed())
@@ -88,7 +101,7 @@ func securitySpecs() {
 			var status int
 			Eventually(func() (int, error) {
 				var err error
-				status, err = metricsStatus(url, caller.token)
+				status, err = metricsStatus(verifying, url, caller.token)
 				return status, err
 			}).WithTimeout(time.Minute).Should(Equal(caller.want), caller.name)
 			figures.add(scenario, caller.name, status)
@@ -234,6 +247,9 @@ func securitySpecs() {
 	})
 }
 
+// metricsCertSecret is the Secret config/default ships for the metrics certificate.
+const metricsCertSecret = "foo-operator-metrics-cert"
+
 // operatorLabels select the pods of the operator's Deployment (config/manager).
 var operatorLabels = client.MatchingLabels{"control-plane": "controller-manager"}
 
@@ -297,7 +313,7 @@ func canI(verb, resource string) string {
 
 // metricsStatus is the HTTP status of a GET of the metrics endpoint with a bearer token
 // (none when empty). The endpoint's certificate is self-signed.
-func metricsStatus(url, token string) (int, error) {
+func metricsStatus(c *http.Client, url, token string) (int, error) {
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
@@ -305,10 +321,7 @@ func metricsStatus(url, token string) (int, error) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's self-signed certificate
-	}}
-	resp, err := insecure.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err
 	}

@@ -160,6 +160,7 @@ func (e *Env) RunBundle(ns, bundle string, args ...string) {
 func (e *Env) CleanupBundle(ns string) {
 	ginkgo.GinkgoHelper()
 	e.OperatorSDK("cleanup", Package, "--namespace", ns, "--timeout", "3m")
+	e.removeMetricsReader(ns)
 	e.ExpectOnlyDefaultsLeft(ns)
 	e.ExpectCRDGone()
 	e.ExpectClusterRolesGone(ns)
@@ -478,8 +479,22 @@ func (e *Env) Unsubscribe(ns, catalogNS, catalogName string, csvs ...string) {
 	for _, obj := range objs {
 		gomega.Expect(client.IgnoreNotFound(e.Client.Delete(context.Background(), obj))).To(gomega.Succeed())
 	}
+	e.removeMetricsReader(ns)
 	e.ExpectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator")
 	e.ExpectClusterRolesGone(ns)
+}
+
+// MetricsReader is the bundle's ServiceAccount that Prometheus scrapes the operator as.
+const MetricsReader = "foo-operator-metrics-reader"
+
+// removeMetricsReader deletes the MetricsReader ServiceAccount of ns once nothing else of the
+// uninstalled operator is left, as docs/olm.md's uninstall does: OLM v0 (v0.38.0) gives a
+// bundle's ServiceAccount no owner, so it outlives the CSV (bound to nothing: OLM removed its
+// ClusterRoleBinding, and its token went with the CSV).
+func (e *Env) removeMetricsReader(ns string) {
+	ginkgo.GinkgoHelper()
+	e.ExpectOnlyDefaultsLeft(ns, "operatorgroup/foo-operator", "serviceaccount/"+MetricsReader)
+	e.Kubectl("delete", "serviceaccount", MetricsReader, "--namespace", ns, "--ignore-not-found")
 }
 
 // Uninstall deletes the Subscription and the CSV in ns, as the README says, and waits until
