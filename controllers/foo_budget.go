@@ -49,13 +49,7 @@ import (
 func budgetFor(foo *samplev1alpha1.Foo) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
 	return policyv1ac.PodDisruptionBudget(foo.Name, foo.Namespace).
 		WithLabels(deploymentLabels(foo)).
-		WithOwnerReferences(metav1ac.OwnerReference().
-			WithAPIVersion(samplev1alpha1.GroupVersion.String()).
-			WithKind("Foo").
-			WithName(foo.Name).
-			WithUID(foo.UID).
-			WithController(true).
-			WithBlockOwnerDeletion(true)).
+		WithOwnerReferences(controlledBy(foo)).
 		WithSpec(policyv1ac.PodDisruptionBudgetSpec().
 			WithMaxUnavailable(intstr.FromInt32(1)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(foo.Name))).

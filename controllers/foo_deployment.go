@@ -125,13 +125,7 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 	return withDesiredHash(appsv1ac.Deployment(foo.Spec.DeploymentName, foo.Namespace).
 		WithLabels(labels).
 		WithAnnotations(map[string]string{FooUIDAnnotation: string(foo.UID)}).
-		WithOwnerReferences(metav1ac.OwnerReference().
-			WithAPIVersion(samplev1alpha1.GroupVersion.String()).
-			WithKind("Foo").
-			WithName(foo.Name).
-			WithUID(foo.UID).
-			WithController(true).
-			WithBlockOwnerDeletion(true)).
+		WithOwnerReferences(controlledBy(foo)).
 		WithSpec(appsv1ac.DeploymentSpec().
 			WithReplicas(foo.Spec.DesiredReplicas()).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(foo.Name))).
@@ -144,6 +138,18 @@ func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 						WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(tmpVolume).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))))))
+}
+
+// controlledBy is the ownerReference that makes foo the controller of what the operator
+// makes for it, which the garbage collector deletes with it.
+func controlledBy(foo *samplev1alpha1.Foo) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(samplev1alpha1.GroupVersion.String()).
+		WithKind("Foo").
+		WithName(foo.Name).
+		WithUID(foo.UID).
+		WithController(true).
+		WithBlockOwnerDeletion(true)
 }
 
 // httpRoot is the handler of the operand's probes: a GET of / on nginx's port.

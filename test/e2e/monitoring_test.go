@@ -176,6 +176,11 @@ func startPrometheus(dir string, config map[string]any) string {
 	addr := fmt.Sprintf("127.0.0.1:%d", suite.FreePort())
 	suite.Start(dir, "prometheus", nil, filepath.Join(root, "bin", "prometheus"), "--config.file="+file,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
-	Eventually(func(g Gomega) { prometheusAPI(g, addr, "/api/v1/query", url.Values{"query": {"1"}}) }).Should(Succeed())
+	Eventually(func(g Gomega) {
+		resp, err := http.Get("http://" + addr + "/-/ready") //nolint:noctx // a test's short request
+		g.Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	}).Should(Succeed())
 	return addr
 }
