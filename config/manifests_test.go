@@ -149,8 +149,8 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	g.Expect(manager.Rules).To(ConsistOf(
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-		// Budgets too are read from the cache only.
-		rbacv1.PolicyRule{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"create", "delete", "list", "patch", "watch"}},
+		// Budgets are read from the cache, and from the API server when a create finds one.
+		rbacv1.PolicyRule{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"create", "delete", "get", "list", "patch", "watch"}},
 		// Foos are read from the cache only: no get.
 		rbacv1.PolicyRule{APIGroups: []string{"samplecontroller.example.com"}, Resources: []string{"foos"}, Verbs: []string{"list", "watch"}},
 		// The controller ownerReference sets blockOwnerDeletion, which

@@ -108,13 +108,33 @@ func (r *FooReconciler) createBudget(ctx context.Context, foo *samplev1alpha1.Fo
 	}
 	if err := r.Create(ctx, pdb, client.FieldOwner(FieldManager)); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return r.budgetTaken(foo)
+			return r.existingBudget(ctx, foo, desired)
 		}
 		return newPassError(budgetWriteFailed, fmt.Errorf("create PodDisruptionBudget %s: %w", klog.KObj(pdb), err))
 	}
 	log.FromContext(ctx).Info("Created PodDisruptionBudget", "podDisruptionBudget", klog.KObj(pdb))
 	r.Recorder.Eventf(foo, pdb, corev1.EventTypeNormal, ReasonBudgetCreated, "Create",
 		"Created PodDisruptionBudget %s: at most 1 of the %d pods unavailable through voluntary disruptions", pdb.Name, foo.Spec.DesiredReplicas())
+	return nil
+}
+
+// existingBudget decides on the budget a create found under the Foo's name, read from the
+// API server: most often the one this Foo's previous pass made, which the cache has not seen
+// yet; otherwise another's, which it leaves alone.
+func (r *FooReconciler) existingBudget(ctx context.Context, foo *samplev1alpha1.Foo, desired *policyv1ac.PodDisruptionBudgetApplyConfiguration) error {
+	live := &policyv1.PodDisruptionBudget{}
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, live); err != nil {
+		if apierrors.IsNotFound(err) {
+			return newPassError(staleDecision, fmt.Errorf("create PodDisruptionBudget %s/%s: it was deleted since, retrying", foo.Namespace, foo.Name))
+		}
+		return newPassError(unexpectedError, fmt.Errorf("read PodDisruptionBudget %s/%s: %w", foo.Namespace, foo.Name, err))
+	}
+	switch {
+	case !metav1.IsControlledBy(live, foo):
+		return r.budgetTaken(foo)
+	case !budgetCurrent(live, desired):
+		return r.applyBudget(ctx, foo, desired, live)
+	}
 	return nil
 }
 

@@ -95,6 +95,15 @@ var _ = Describe("The Foo's PodDisruptionBudget", func() {
 		}).Should(Succeed())
 	})
 
+	// Before: a pass whose cache had not yet seen the budget the previous pass made was
+	// refused its create and reported the Foo's own budget as another's.
+	It("takes a budget its create finds under the Foo's name for its own when the Foo controls it", func() {
+		foo := create(ctx, newFoo("lagging", withNamespace(ns), withReplicas(2), withDeploymentName("lagging-web")))
+		own := eventuallyBudget(foo)
+		Expect(reconciler.createBudget(ctx, foo, budgetFor(foo))).To(Succeed(), "the Foo's own budget, as the API server has it")
+		Expect(getBudget(Default, foo).ResourceVersion).To(Equal(own.ResourceVersion), "and unchanged")
+	})
+
 	It("leaves a budget of the same name it does not control alone, reports it, and makes its own once the name is free", func() {
 		foreign := create(ctx, &policyv1.PodDisruptionBudget{
 			ObjectMeta: metav1.ObjectMeta{Name: "contested", Namespace: ns},

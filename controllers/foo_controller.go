@@ -148,7 +148,7 @@ type FooReconciler struct {
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
 // Deployments are created with a POST and changed by server-side apply.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings the Deployment of one Foo to the state the Foo asks for and writes the
