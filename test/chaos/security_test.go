@@ -53,6 +53,7 @@ var unrequestedPermissions = map[string]string{
 	"list apps/deployments":                               "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"list samplecontroller.example.com/foos":              "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
 	"list policy/poddisruptionbudgets":                    "informers fall back to list where the API server has no streaming watch-lists (here they use watch)",
+	"list /secrets":                                       "the metrics certificate's informer (one Secret, by name) falls back to list where the API server has no streaming watch-lists (here it uses watch)",
 	"get policy/poddisruptionbudgets":                     "read from the API server only when a create finds a budget under the Foo's name, most often the one the previous pass made before the cache saw it",
 	"list config.openshift.io/apiservers":                 "read on OpenShift only, where the APIServer configuration holds the TLS profile the metrics server follows; this cluster has none",
 	"watch config.openshift.io/apiservers":                "read on OpenShift only, where the APIServer configuration holds the TLS profile the metrics server follows; this cluster has none",
