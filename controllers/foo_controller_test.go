@@ -350,6 +350,28 @@ var _ = Describe("Foo reconciler", func() {
 		Consistently(statusWrites, progressReportDelay+time.Second).Should(HaveLen(1), "the Foo went from no status to Ready in one write")
 	})
 
+	It("does not report in progress the scale that sets back another writer's while the Foo stays Ready", func() {
+		foo := converged(ctx, newFoo("setback", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		before := requests.count()
+		d := getDeployment(Default, ns, name)
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Spec.Replicas = ptr.To[int32](3)
+		Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner("someone"))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
+		}).Should(Succeed())
+
+		// What the Deployment controller reports while the third pod, started for the other
+		// writer, terminates: beyond the progress report delay, the Foo is Ready and scaling.
+		simulateRollout(ctx, ns, name, 3, true, func(d *appsv1.Deployment) { d.Status.Replicas, d.Status.UpdatedReplicas = 3, 3 })
+		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/setback/status") }
+		Consistently(statusWrites, 2*progressReportDelay+time.Second).Should(BeEmpty())
+		simulateRollout(ctx, ns, name, 2, true)
+		Consistently(statusWrites, progressReportDelay).Should(BeEmpty(), "the end of the rollout is the status the Foo had")
+		expectReady(foo)
+	})
+
 	It("makes no write request when a reconcile has nothing to change", func() {
 		foo := create(ctx, newFoo("idle", withNamespace(ns), withReplicas(2)))
 		eventuallyDeployment(ns, foo.Spec.DeploymentName)

@@ -155,17 +155,20 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 // controller has not observed waits before it is reported in progress: a minute by default.
 const unobservedReportDelays = 4
 
-// progressReported reports whether stored already reports the rollout status describes as
-// in progress: the same generation, Progressing true, and the Foo as Ready as it is now. The
-// rollout's steps are not written again: the reason moving from RolloutInProgress to
-// Scaling, the replica counts, the messages, nor Available, which a scale from 1 to 2 turns
-// False until the second replica is up (the Deployment's maxUnavailable of 25 % rounds down
-// to none) while the Foo stays Ready. A change of readiness is written.
+// progressReported reports whether stored already says of the rollout status describes all
+// that a report in progress would: the same generation, and the Foo as Ready as it is now.
+// Either stored reports this rollout in progress already, and its steps are not written
+// again (the reason moving from RolloutInProgress to Scaling, the replica counts, the
+// messages, nor Available, which a scale from 1 to 2 turns False until the second replica
+// is up while the Foo stays Ready); or stored reports the Foo's generation rolled out, and
+// the rollout is the operator's setting back a Deployment another writer changed (a scale
+// by someone else), which the Foo's generation does not move and which leaves it Ready:
+// the Foo did not change, so only the rollout's end is written, which is most often the
+// stored status again. A change of readiness is written.
 func progressReported(stored, status samplev1alpha1.FooStatus) bool {
 	was := meta.FindStatusCondition(stored.Conditions, samplev1alpha1.ReadyCondition)
 	is := meta.FindStatusCondition(status.Conditions, samplev1alpha1.ReadyCondition)
-	return stored.ObservedGeneration == status.ObservedGeneration && meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ProgressingCondition) &&
-		was != nil && is != nil && was.Status == is.Status
+	return stored.ObservedGeneration == status.ObservedGeneration && was != nil && is != nil && was.Status == is.Status
 }
 
 // computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on
