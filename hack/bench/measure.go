@@ -64,6 +64,8 @@ type contender struct {
 	// scraped: a Prometheus scrapes its metrics every scrapeInterval, as in production, and
 	// it serves Go's profiles (the operator).
 	scraped bool
+	// prepare creates what its install ships beside it, before it starts; nil for nothing.
+	prepare func(kube kubernetes.Interface) error
 }
 
 // The operator's endpoints in the benchmark, on the loopback interface.
@@ -102,6 +104,7 @@ var contenders = map[string]contender{
 		command: operatorCommand,
 		passes:  reconciles,
 		scraped: true,
+		prepare: operatorSecrets,
 	},
 	sampleControllerName: {
 		name: "sample-controller", group: "samplecontroller.k8s.io", crd: "bin/sample-controller-crd.yaml",
@@ -185,6 +188,24 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		}
 	}
 	return args, env, nil
+}
+
+// operatorSecrets creates the Secret config/default ships, empty, beside the operator and
+// config/manager names in its --metrics-cert-secret: the operator issues its metrics
+// certificate into it, and serves no metrics until it exists.
+func operatorSecrets(kube kubernetes.Interface) error {
+	args, _, err := operatorCommand("", limits{})
+	if err != nil {
+		return err
+	}
+	for _, a := range args {
+		if name, secret, _ := strings.Cut(a, "="); name == "--metrics-cert-secret" && secret != "" {
+			_, err := kube.CoreV1().Secrets(namespace).Create(context.Background(),
+				&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: namespace}, Type: corev1.SecretTypeOpaque}, metav1.CreateOptions{})
+			return err
+		}
+	}
+	return nil
 }
 
 // shippedWorkers is the default of the operator's --max-concurrent-reconciles, as its --help
@@ -773,6 +794,11 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	// slowest requests of the convergence, by seconds).
 	if _, err := cl.foos.Create(context.Background(), newFoo(c.group, 0), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		return fail(fmt.Errorf("a dry run of a Foo's create: %w", err))
+	}
+	if c.prepare != nil {
+		if err := c.prepare(cl.kube); err != nil {
+			return fail(fmt.Errorf("what %s's install ships beside it: %w", c.name, err))
+		}
 	}
 	if c.scraped {
 		if cl.metrics, err = newMetricsClient(cl.Kubeconfig(), cl.kube); err != nil {
