@@ -146,7 +146,8 @@ type FooReconciler struct {
 // OwnerReferencesPermissionEnforcement admission plugin (OpenShift) allow only to who may
 // update the owner's finalizers.
 // +kubebuilder:rbac:groups=samplecontroller.example.com,resources=foos/finalizers,verbs=update
-// Deployments are created with a POST and changed by server-side apply.
+// Deployments are created with a POST, scaled with a JSON patch, and otherwise changed by
+// server-side apply.
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -359,9 +360,12 @@ type write struct {
 	action writeAction
 	// taker is the writer whose field an update takes back; nil when none.
 	taker *fieldTaker
-	// ownCreated: the apply may prune fields the operator's create set, so that create's
-	// entry becomes its apply entry first (ownCreatedFields).
+	// ownCreated: the apply may prune fields the operator's create (or scales) set, so their
+	// Update entry becomes its apply entry first (ownCreatedFields).
 	ownCreated bool
+	// scale: the update changes spec.replicas alone (scaleOnly), so it is a JSON patch of
+	// them rather than an apply (scale).
+	scale bool
 }
 
 type writeAction int
@@ -391,7 +395,7 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	case o.drift.none():
 		return write{}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
 	}
-	update := write{action: updateWrite, ownCreated: o.drift.changed && !o.drift.replicasOnly && createdBy(o.live)}
+	update := write{action: updateWrite, ownCreated: o.drift.changed && !o.drift.replicasOnly && createdBy(o.live), scale: scaleOnly(o, foo.Spec.DesiredReplicas())}
 	taker, err := takerOf(o.live, o.drift.lost)
 	switch {
 	case err != nil:
@@ -406,13 +410,25 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	return update, nil
 }
 
-// createdBy reports whether d has the managedFields entry of the operator's create.
+// createdBy reports whether d has the managedFields entry of the operator's Update writes:
+// its create's, or its scales'.
 func createdBy(d *appsv1.Deployment) bool {
 	return slices.ContainsFunc(d.ManagedFields, isOwnCreate)
 }
 
-// act writes w: it creates the Deployment, or applies desired over live, the Deployment
-// the decision was made on.
+// replicasField is spec.replicas, as managedFields record it.
+var replicasField = fieldpath.NewSet(fieldpath.MakePathOrDie("spec", "replicas"))
+
+// scaleOnly reports whether the update of the controlled Deployment o saw changes its
+// replicas alone: the Foo's replicas changed and nothing else it sets, or another writer
+// took or removed the replicas, and no other field of the operator's is lost; and live runs
+// another number than replicas (a write of the value live has would change no ownership).
+func scaleOnly(o seen, replicas int32) bool {
+	return (!o.drift.changed || o.drift.replicasOnly) && o.drift.lost.Difference(replicasField).Empty() && replicasOf(o.live) != replicas
+}
+
+// act writes w: it creates the Deployment, or scales or applies desired over live, the
+// Deployment the decision was made on.
 func (r *FooReconciler) act(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, w write) (*appsv1.Deployment, error) {
 	if w.action == createWrite {
 		d, err := r.createDeployment(ctx, foo, desired)
@@ -427,19 +443,26 @@ func (r *FooReconciler) act(ctx context.Context, foo *samplev1alpha1.Foo, desire
 			return live, err
 		}
 	}
+	var note string
+	if w.taker != nil {
+		note = fmt.Sprintf("; took %s back from field manager %q", w.taker.field, w.taker.manager)
+	}
+	var written *appsv1.Deployment
+	var err error
 	switch {
 	case w.action == adoptWrite:
-		return r.applyOver(ctx, foo, desired, live, true, "")
-	case w.taker == nil:
-		return r.applyOver(ctx, foo, desired, live, false, "")
+		written, err = r.applyOver(ctx, foo, desired, live, true, note)
+	case w.scale:
+		written, err = r.scale(ctx, foo, desired, live, note)
+	default:
+		written, err = r.applyOver(ctx, foo, desired, live, false, note)
 	}
-	applied, err := r.applyOver(ctx, foo, desired, live, false, fmt.Sprintf("; took %s back from field manager %q", w.taker.field, w.taker.manager))
-	if err != nil {
-		return applied, err
+	if err != nil || w.taker == nil {
+		return written, err
 	}
 	fieldTakeovers.WithLabelValues(takeovers.of(*w.taker)).Inc()
 	first, limit := r.recheckBounds()
-	return applied, r.memory.fieldCorrected(foo, *w.taker, applied.Name, time.Now(), first, limit)
+	return written, r.memory.fieldCorrected(foo, *w.taker, written.Name, time.Now(), first, limit)
 }
 
 // nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
@@ -509,9 +532,8 @@ func adoptable(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 // applyOver applies desired over stored, the Deployment the decision was made on: it first
 // replaces what other writers set in place of the operator's members of one-ofs; each write carries
 // stored's resourceVersion and fails with a Conflict, retried, when the Deployment changed
-// since. Writes that change something are reported by one event: DeploymentAdopted when
-// adopting, otherwise DeploymentScaled or DeploymentUpdated, whose message note ends. An apply the API server answers with the same resourceVersion changed nothing and
-// is not reported.
+// since. Writes that change something are reported by one event (reportWrite); an apply the
+// API server answers with the same resourceVersion changed nothing and is not reported.
 func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, stored *appsv1.Deployment, adopting bool, note string) (*appsv1.Deployment, error) {
 	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(stored))
 	from := replicasOf(stored)
@@ -546,7 +568,45 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 	if d.ResourceVersion != before {
 		deploymentWrites.WithLabelValues("update").Inc()
 	}
+	r.reportWrite(ctx, foo, d, from, adopting, note)
+	return d, nil
+}
 
+// scale sets the replicas of live, the Deployment the decision was made on, to desired's
+// with a JSON patch that first tests that live is still the object the decision was made
+// on, as far as a scale depends on it: the same object (uid), controlled by the same owners
+// (ownerReferences), with the same spec (generation). Unlike an apply, the patch carries no
+// resourceVersion, so the Deployment controller's status writes, which change none of
+// these, do not make it fail. It writes the Deployment's DesiredHashAnnotation too when the
+// Foo's replicas changed. The operator's field manager records the patch in its Update entry
+// (isOwn), taking spec.replicas from whoever held them. A patch the API server refuses as
+// Invalid (a test failed, or an admission refused the scale) is followed by the apply the
+// pass would otherwise have sent: it carries live's resourceVersion, so it fails with a
+// Conflict (a stale decision) when the Deployment changed since, and with the refusal
+// otherwise.
+func (r *FooReconciler) scale(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, note string) (*appsv1.Deployment, error) {
+	patch, err := scalePatch(live, desired)
+	if err != nil {
+		return live, err
+	}
+	d := live.DeepCopy()
+	switch err := r.Patch(ctx, d, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); {
+	case apierrors.IsInvalid(err):
+		log.FromContext(ctx).V(1).Info("Scale refused; applying instead", "deployment", klog.KObj(live), "error", err.Error())
+		return r.applyOver(ctx, foo, desired, live, false, note)
+	case err != nil:
+		return live, newPassError(writeFailed, fmt.Errorf("scale Deployment %s: %w", klog.KObj(live), err))
+	}
+	deploymentWrites.WithLabelValues("update").Inc()
+	r.reportWrite(ctx, foo, d, replicasOf(live), false, note)
+	return d, nil
+}
+
+// reportWrite logs and reports, by one event, a write that changed d, which had from
+// replicas before: DeploymentAdopted when adopting, otherwise DeploymentScaled or
+// DeploymentUpdated, whose message note ends.
+func (r *FooReconciler) reportWrite(ctx context.Context, foo *samplev1alpha1.Foo, d *appsv1.Deployment, from int32, adopting bool, note string) {
+	logger := log.FromContext(ctx).WithValues("deployment", klog.KObj(d))
 	switch to := replicasOf(d); {
 	case adopting:
 		logger.Info("Adopted Deployment left without a controller")
@@ -561,7 +621,6 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 		r.Recorder.Eventf(foo, d, corev1.EventTypeNormal, ReasonDeploymentUpdated, "Update",
 			"Updated Deployment %s to match the Foo%s", d.Name, note)
 	}
-	return d, nil
 }
 
 // releaseRepair removes repairFieldManager's managedFields entry from d, the Deployment
@@ -613,7 +672,7 @@ func (r *FooReconciler) ownCreatedFields(ctx context.Context, d *appsv1.Deployme
 // managedFields, which the API server then takes as given, and carries d's
 // resourceVersion. what says what it does, for the error.
 func (r *FooReconciler) setManagedFields(ctx context.Context, d *appsv1.Deployment, entries []metav1.ManagedFieldsEntry, what string) (*appsv1.Deployment, error) {
-	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(d), {Op: "replace", Path: "/metadata/managedFields", Value: entries}})
+	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(d), {Op: opReplace, Path: "/metadata/managedFields", Value: entries}})
 	if err != nil {
 		return d, err
 	}

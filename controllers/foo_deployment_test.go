@@ -21,6 +21,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psaapi "k8s.io/pod-security-admission/api"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -169,4 +171,30 @@ func TestNameTakenRechecksFromTheConflictsStart(t *testing.T) {
 	g.Expect(recheckAfter).To(Equal(time.Second))
 	r.memory.forget(client.ObjectKeyFromObject(foo))
 	g.Expect(r.memory.byFoo).To(BeEmpty(), "a Foo that is gone leaves nothing in memory")
+}
+
+func TestScaleOnly(t *testing.T) {
+	foo := newFoo("scale", withReplicas(3))
+	lost := func(paths ...fieldpath.Path) *fieldpath.Set { return fieldpath.NewSet(paths...) }
+	image := fieldpath.MakePathOrDie("spec", "template", "spec", "containers", fieldpath.KeyByFields("name", containerName), "image")
+	for _, tt := range []struct {
+		name  string
+		drift drift
+		live  int32
+		want  bool
+	}{
+		{"the Foo scaled", drift{changed: true, replicasOnly: true, lost: lost()}, 1, true},
+		{"another writer's scale set back", drift{lost: replicasField}, 5, true},
+		{"the Foo scaled over another writer's scale", drift{changed: true, replicasOnly: true, lost: replicasField}, 5, true},
+		{"the pod template changed too", drift{changed: true, lost: lost()}, 1, false},
+		{"another field taken too", drift{lost: lost(image).Union(replicasField)}, 5, false},
+		{"the replicas taken at the Foo's value: a patch would change no ownership", drift{lost: replicasField}, 3, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			live := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To(tt.live)}}
+			if got := scaleOnly(seen{live: live, controlled: true, drift: tt.drift}, foo.Spec.DesiredReplicas()); got != tt.want {
+				t.Errorf("scaleOnly = %t, want %t", got, tt.want)
+			}
+		})
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,13 +176,14 @@ func entryFields(d *appsv1.Deployment, e metav1.ManagedFieldsEntry) (*fieldpath.
 }
 
 // isOwn reports whether a managedFields entry records the operator's writes of a
-// Deployment: its applies, or its create (an Update entry, see createDeployment).
+// Deployment: its applies, or its create and scales (an Update entry, see createDeployment
+// and scale).
 func isOwn(e metav1.ManagedFieldsEntry) bool {
 	return e.Manager == FieldManager && e.Subresource == ""
 }
 
 // isOwnCreate reports whether a managedFields entry records the operator's create of a
-// Deployment: the one Update entry of its field manager.
+// Deployment, and its scales since (scale): the one Update entry of its field manager.
 func isOwnCreate(e metav1.ManagedFieldsEntry) bool {
 	return isOwn(e) && e.Operation == metav1.ManagedFieldsOperationUpdate
 }
@@ -267,7 +269,26 @@ func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfi
 // onlyIfUnchanged is the JSON patch operation that makes the API server refuse a patch with
 // Conflict when the object is no longer at d's resourceVersion.
 func onlyIfUnchanged(d *appsv1.Deployment) jsonPatchOp {
-	return jsonPatchOp{Op: "replace", Path: "/metadata/resourceVersion", Value: d.ResourceVersion}
+	return jsonPatchOp{Op: opReplace, Path: "/metadata/resourceVersion", Value: d.ResourceVersion}
+}
+
+// scalePatch is the JSON patch of scale.
+func scalePatch(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) ([]byte, error) {
+	ops := []jsonPatchOp{
+		{Op: opTest, Path: "/metadata/uid", Value: live.UID},
+		{Op: opTest, Path: "/metadata/generation", Value: live.Generation},
+		{Op: opTest, Path: "/metadata/ownerReferences", Value: live.OwnerReferences},
+		{Op: opReplace, Path: "/spec/replicas", Value: *desired.Spec.Replicas},
+	}
+	if hash := desired.Annotations[DesiredHashAnnotation]; live.Annotations[DesiredHashAnnotation] != hash {
+		ops = append(ops, jsonPatchOp{Op: opAdd, Path: "/metadata/annotations/" + jsonPointerEscape(DesiredHashAnnotation), Value: hash})
+	}
+	return json.Marshal(ops)
+}
+
+// jsonPointerEscape escapes a key for a JSON pointer (RFC 6901).
+func jsonPointerEscape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
 // jsonPatchOp is one operation of a JSON patch (RFC 6902).
@@ -276,6 +297,14 @@ type jsonPatchOp struct {
 	Path  string `json:"path"`
 	Value any    `json:"value,omitempty"`
 }
+
+// The operations of JSON patches.
+const (
+	opAdd     = "add"
+	opRemove  = "remove"
+	opReplace = "replace"
+	opTest    = "test"
+)
 
 // replaceMembers adds to ops what replaces the members of the one-of at path other than
 // own with own's value, when there are such members, and adds their paths to removed. The
@@ -289,10 +318,10 @@ func replaceMembers(ops []jsonPatchOp, removed []string, itemPath, name, path st
 	if len(others) == 0 {
 		return ops, removed
 	}
-	ops = append(ops, jsonPatchOp{Op: "test", Path: itemPath + "/name", Value: name})
+	ops = append(ops, jsonPatchOp{Op: opTest, Path: itemPath + "/name", Value: name})
 	for _, m := range others {
-		ops = append(ops, jsonPatchOp{Op: "remove", Path: path + "/" + m})
+		ops = append(ops, jsonPatchOp{Op: opRemove, Path: path + "/" + m})
 		removed = append(removed, path+"/"+m)
 	}
-	return append(ops, jsonPatchOp{Op: "add", Path: path + "/" + own, Value: value}), removed
+	return append(ops, jsonPatchOp{Op: opAdd, Path: path + "/" + own, Value: value}), removed
 }

@@ -280,28 +280,62 @@ var _ = Describe("Neighbours of the Deployment", func() {
 				return create(ctx, replacement)
 			}},
 		} {
-			By(change.name)
-			// A Foo that is not stored, so only this spec's direct call reconciles it.
-			foo := newFoo("released", withNamespace(ns), withDeploymentName(strconv.Itoa(len(change.name))), withIdentity("released-uid", 1))
-			_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
-			Expect(err).NotTo(HaveOccurred())
-			cached := getDeployment(Default, ns, foo.Spec.DeploymentName) // what a lagging cache holds
-			after := change.change(cached.DeepCopy())
+			for _, w := range []write{{action: updateWrite}, {action: updateWrite, scale: true}} {
+				By(fmt.Sprintf("%s, before the write %+v", change.name, w))
+				// A Foo that is not stored, so only this spec's direct call reconciles it.
+				foo := newFoo("released", withNamespace(ns), withDeploymentName(fmt.Sprintf("%d-%t", len(change.name), w.scale)), withIdentity("released-uid", 1))
+				_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+				Expect(err).NotTo(HaveOccurred())
+				cached := getDeployment(Default, ns, foo.Spec.DeploymentName) // what a lagging cache holds
+				after := change.change(cached.DeepCopy())
 
-			foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
-			_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), cached, write{action: updateWrite})
-			kind, _ := kindOf(err)
-			Expect(kind).To(Equal(staleDecision), "the apply carries the cached resourceVersion: got %v", err)
-			Eventually(func() errorKind {
-				_, err := reconciler.reconcileDeployment(ctx, foo)
+				foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
+				_, err = reconciler.act(ctx, foo, withDesiredHash(deploymentFor(foo, testImage)), cached, w)
 				kind, _ := kindOf(err)
-				return kind
-			}).Should(Equal(nameTaken), "the next pass decides on the Deployment as it is now")
-			stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
-			Expect(stored.UID).To(Equal(after.UID))
-			Expect(stored.OwnerReferences).To(BeEmpty())
-			Expect(stored.Spec.Replicas).To(Equal(ptr.To[int32](1)))
+				Expect(kind).To(Equal(staleDecision), "the write is refused, or the apply after it carries the cached resourceVersion: got %v", err)
+				Eventually(func() errorKind {
+					_, err := reconciler.reconcileDeployment(ctx, foo)
+					kind, _ := kindOf(err)
+					return kind
+				}).Should(Equal(nameTaken), "the next pass decides on the Deployment as it is now")
+				stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
+				Expect(stored.UID).To(Equal(after.UID))
+				Expect(stored.OwnerReferences).To(BeEmpty())
+				Expect(stored.Spec.Replicas).To(Equal(ptr.To[int32](1)))
+			}
 		}
+	})
+
+	It("never scales a Deployment whose spec changed since it was cached, and scales one whose status alone changed", func() {
+		// A Foo that is not stored, so only this spec's direct calls reconcile it.
+		foo := newFoo("stale-scale", withNamespace(ns), withIdentity("stale-scale-uid", 1))
+		_, err := reconciler.applyDeployment(ctx, withDesiredHash(deploymentFor(foo, testImage)))
+		Expect(err).NotTo(HaveOccurred())
+		cached := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		neighbourUpdates(ctx, cached.DeepCopy(), func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) })
+
+		foo.Spec.Replicas = ptr.To[int32](3)
+		desired := withDesiredHash(deploymentFor(foo, testImage))
+		_, err = reconciler.act(ctx, foo, desired, cached, write{action: updateWrite, scale: true})
+		kind, _ := kindOf(err)
+		Expect(kind).To(Equal(staleDecision), "the patch tests the generation the decision saw: got %v", err)
+		Expect(getDeployment(Default, ns, foo.Spec.DeploymentName).Spec.Replicas).To(Equal(ptr.To[int32](5)), "the other writer's scale stays")
+
+		By("scaling over a status write the decision did not see, with no resourceVersion to fail on")
+		cached = getDeployment(Default, ns, foo.Spec.DeploymentName)
+		simulateRollout(ctx, ns, foo.Spec.DeploymentName, 5, true)
+		Expect(getDeployment(Default, ns, foo.Spec.DeploymentName).ResourceVersion).NotTo(Equal(cached.ResourceVersion))
+		before := requests.count()
+		scaled, err := reconciler.act(ctx, foo, desired, cached, write{action: updateWrite, scale: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deploymentChanges(requests.writesSince(before))).To(HaveLen(1), "one patch, no apply after it")
+		Expect(scaled.Spec.Replicas).To(Equal(ptr.To[int32](3)))
+		Expect(scaled.Annotations).To(HaveKeyWithValue(DesiredHashAnnotation, desired.Annotations[DesiredHashAnnotation]))
+		fields, err := fieldSet(desired)
+		Expect(err).NotTo(HaveOccurred())
+		got, err := driftOf(desired, fields, scaled)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.none()).To(BeTrue(), "the patch's entry holds the replicas and hash it wrote: %+v", got)
 	})
 
 	// Before: the orphaned Deployment stayed in DeploymentConflict for good.

@@ -123,13 +123,13 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 			g.Expect(mgrCache.Get(ctx, client.ObjectKeyFromObject(d), &appsv1.Deployment{})).To(Succeed())
 		}).Should(Succeed())
 
-		By("scaling it with an apply, keeping the create's entry")
+		By("scaling it with a patch of its replicas, recorded in the create's entry")
 		before = requests.count()
 		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](2) })
 		Eventually(func(g Gomega) {
 			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).Spec.Replicas).To(HaveValue(Equal(int32(2))))
 		}).Should(Succeed())
-		Expect(ownEntries(getDeployment(Default, ns, foo.Spec.DeploymentName))).To(ConsistOf(metav1.ManagedFieldsOperationUpdate, metav1.ManagedFieldsOperationApply))
+		Expect(ownEntries(getDeployment(Default, ns, foo.Spec.DeploymentName))).To(Equal([]metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationUpdate}))
 
 		By("taking replicas back from another writer, whom the cache names")
 		neighbourUpdates(ctx, getDeployment(Default, ns, foo.Spec.DeploymentName), func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) })
