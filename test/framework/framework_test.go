@@ -74,6 +74,11 @@ func TestAuditLog(t *testing.T) {
 	at := func(s int) time.Time { return time.Date(2026, 11, 24, 10, 0, s, 0, time.UTC) }
 	g.Expect(events.Between(at(2), at(3))).To(ConsistOf(HaveField("Verb", "get")), "from inclusive, to exclusive")
 
+	g.Expect(os.WriteFile(path, []byte(lines[2]+"\n"+lines[0][:80]), 0o600)).To(Succeed())
+	events, err = ReadAudit(path)
+	g.Expect(err).NotTo(HaveOccurred(), "a last line without its newline is still being written")
+	g.Expect(events).To(HaveLen(3))
+
 	g.Expect(os.WriteFile(path, []byte("not json\n"), 0o600)).To(Succeed())
 	_, err = ReadAudit(path)
 	g.Expect(err).To(MatchError(ContainSubstring(path)))
