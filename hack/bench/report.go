@@ -386,9 +386,13 @@ func requests(rs []result, f func(r result) map[string]int, scale func(r result)
 
 // recurring reports whether a "verb resource" key is of the requests that recur with time,
 // not with Foos: the leader's Lease renewals, the metrics endpoint's TokenReviews and
-// SubjectAccessReviews.
+// SubjectAccessReviews, and the watches client-go's informers start again every 5 to 10
+// minutes.
 func recurring(key string) bool {
-	_, resource, _ := strings.Cut(key, " ")
+	verb, resource, _ := strings.Cut(key, " ")
+	if verb == "watch" {
+		return true
+	}
 	switch resource {
 	case "coordination.k8s.io/leases", "authentication.k8s.io/tokenreviews", "authorization.k8s.io/subjectaccessreviews":
 		return true
@@ -480,7 +484,7 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 					return float64(t) / float64(r.n)
 				}
 				op, ref := median(g, "operator", count), median(g, "bare client", count)
-				row("requests per Foo to "+phase.what+" at most the bare client's + 1 (without the Lease's and metrics authentication's, which recur with time: B3)",
+				row("requests per Foo to "+phase.what+" at most the bare client's + 1 (without the Lease's, the metrics authentication's and the informers' watches, which recur with time: B3)",
 					g, "operator", fmt.Sprintf("%.3f", op), fmt.Sprintf("%.3f + 1", ref), op <= ref+1)
 			}
 			for _, phase := range []struct {

@@ -1,0 +1,38 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import "testing"
+
+func TestRecurring(t *testing.T) {
+	for key, want := range map[string]bool{
+		"update coordination.k8s.io/leases":                true,
+		"create authentication.k8s.io/tokenreviews":        true,
+		"create authorization.k8s.io/subjectaccessreviews": true,
+		"watch apps/deployments":                           true,
+		"watch samplecontroller.example.com/foos":          true,
+		"create apps/deployments":                          false,
+		"patch apps/deployments":                           false,
+		"create events.k8s.io/events":                      false,
+		"patch samplecontroller.example.com/foos/status":   false,
+		"list apps/deployments":                            false,
+	} {
+		if got := recurring(key); got != want {
+			t.Errorf("recurring(%q) = %t, want %t", key, got, want)
+		}
+	}
+}
