@@ -583,7 +583,9 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 // Invalid (a test failed, or an admission refused the scale) is followed by the apply the
 // pass would otherwise have sent: it carries live's resourceVersion, so it fails with a
 // Conflict (a stale decision) when the Deployment changed since, and with the refusal
-// otherwise.
+// otherwise. A Deployment deleted since is a stale decision too. One take goes unseen: a
+// writer that set the replicas to the value live has, between the read and the patch, which
+// changes no generation; it is named when it takes them again.
 func (r *FooReconciler) scale(ctx context.Context, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, note string) (*appsv1.Deployment, error) {
 	patch, err := scalePatch(live, desired)
 	if err != nil {
@@ -594,6 +596,8 @@ func (r *FooReconciler) scale(ctx context.Context, foo *samplev1alpha1.Foo, desi
 	case apierrors.IsInvalid(err):
 		log.FromContext(ctx).V(1).Info("Scale refused; applying instead", "deployment", klog.KObj(live), "error", err.Error())
 		return r.applyOver(ctx, foo, desired, live, false, note)
+	case apierrors.IsNotFound(err):
+		return live, newPassError(staleDecision, fmt.Errorf("scale Deployment %s: %w since the pass looked", klog.KObj(live), err))
 	case err != nil:
 		return live, newPassError(writeFailed, fmt.Errorf("scale Deployment %s: %w", klog.KObj(live), err))
 	}

@@ -336,6 +336,14 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		got, err := driftOf(desired, fields, scaled)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.none()).To(BeTrue(), "the patch's entry holds the replicas and hash it wrote: %+v", got)
+
+		By("not scaling, nor creating, a Deployment deleted since")
+		Expect(k8sClient.Delete(ctx, scaled)).To(Succeed())
+		foo.Spec.Replicas = ptr.To[int32](4)
+		_, err = reconciler.act(ctx, foo, withDesiredHash(deploymentFor(foo, testImage)), scaled, write{action: updateWrite, scale: true})
+		kind, _ = kindOf(err)
+		Expect(kind).To(Equal(staleDecision), "got %v", err)
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(scaled), &appsv1.Deployment{})).To(MatchError(ContainSubstring("not found")))
 	})
 
 	// Before: the orphaned Deployment stayed in DeploymentConflict for good.
