@@ -19,9 +19,11 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -191,7 +193,7 @@ func main() {
 	// managedFields of a delete that sets finalizers) derives from the user agent, which
 	// would otherwise be the binary's name.
 	cfg.UserAgent = controllers.FieldManager
-	shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
+	eventLimiter := shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
 	leaderRecorder := &deferredRecorder{}
 	var leaderLock resourcelock.Interface
 	if leaderElect {
@@ -227,13 +229,10 @@ func main() {
 	}
 
 	ctx := ctrl.SetupSignalHandler()
-	reconciler.Client = mgr.GetClient()
-	if reconciler.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
-		setupLog.Error(err, "Unable to create the Deployments client")
+	if err := connect(&reconciler, mgr, eventLimiter); err != nil {
+		setupLog.Error(err, "Unable to create the reconciler's clients")
 		os.Exit(1)
 	}
-	reconciler.APIReader = mgr.GetAPIReader()
-	reconciler.Recorder = mgr.GetEventRecorder("foo-operator")
 	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {
 		setupLog.Error(err, "Unable to set up controller", "controller", "foo")
 		os.Exit(1)
@@ -282,18 +281,20 @@ func main() {
 	}
 }
 
-// shareClientLimits gives every client built from cfg one token bucket of qps requests per
-// second and bursts of burst: the manager's cache and client, its API reader, the
-// Deployments client, the event recorders, the leader election lock and the metrics
-// endpoint's authentication each copy cfg, and client-go would give each copy a bucket of
-// its own from QPS and Burst, so together they could send several times the limit. With
-// one bucket, --kube-api-qps and --kube-api-burst bound all of the operator's requests. A
-// negative qps sets no limit, as client-go has it.
-func shareClientLimits(cfg *rest.Config, qps float64, burst int) {
-	cfg.QPS, cfg.Burst = float32(qps), burst
-	if qps > 0 {
-		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, burst)
+// connect gives r the manager's client and API reader, a Deployments client on the
+// manager's configuration, and an event recorder whose requests wait on eventLimiter.
+func connect(r *controllers.FooReconciler, mgr ctrl.Manager, eventLimiter flowcontrol.RateLimiter) error {
+	var err error
+	r.Client, r.APIReader = mgr.GetClient(), mgr.GetAPIReader()
+	if r.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
+		return fmt.Errorf("the Deployments client: %w", err)
 	}
+	// Not the manager's context: the events of the reconciles that finish while the manager
+	// stops are sent until the process exits.
+	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), eventLimiter); err != nil {
+		return fmt.Errorf("the event recorder: %w", err)
+	}
+	return nil
 }
 
 // podLeaderLock is the leader election lock of a replica that runs in a pod, named by the

@@ -27,12 +27,15 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
@@ -164,5 +167,26 @@ func TestManagerOnAPIServer(t *testing.T) {
 		defer cancel()
 		g.Expect(c.WaitForCacheSync(synced)).To(BeTrue(), "informers synced once the API server was ready")
 		g.Expect(c.List(ctx, &samplev1alpha1.FooList{})).To(Succeed())
+	})
+
+	t.Run("the reconciler's events are written with the spare tokens of the shared client limits", func(t *testing.T) {
+		g := NewWithT(t)
+		ctx := t.Context()
+		limited := rest.CopyConfig(cfg)
+		yielding := shareClientLimits(limited, 5, 1)
+		httpClient, err := rest.HTTPClientFor(limited)
+		g.Expect(err).NotTo(HaveOccurred())
+		recorder, err := eventRecorder(ctx, limited, httpClient, yielding)
+		g.Expect(err).NotTo(HaveOccurred())
+		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "evented"}}
+		recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)
+		kube, err := kubernetes.NewForConfig(cfg)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Eventually(func(g Gomega) {
+			list, err := kube.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "Tested"), HaveField("Note", "sent 1"),
+				HaveField("ReportingController", "foo-operator"), HaveField("Regarding.Name", "evented"))))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
 	})
 }

@@ -288,6 +288,9 @@ type result struct {
 	// someone else changed them; driftBack the times of each Deployment.
 	drift     time.Duration
 	driftBack latencies
+	// convergeEvents, scaleEvents and driftEvents are the times from the phase's beginning
+	// until the last Event of the namespace written in it (tracker.quiet).
+	convergeEvents, scaleEvents, driftEvents time.Duration
 	// convergeCPU is the CPU time the contender used from the first Foo created until all
 	// were ready.
 	convergeCPU time.Duration
@@ -425,18 +428,30 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	if err != nil {
 		return r, err
 	}
+	if r.convergeEvents, err = u.t.quiet(began, u.timeout); err != nil {
+		return r, err
+	}
+	convergeQuiet := time.Now()
 	idleStart, idleEnd, err := u.idle(&r, idle)
 	if err != nil {
 		return r, err
 	}
-	scaleBegan, scaled, err := u.scale(&r)
+	scaleBegan, err := u.scale(&r)
 	if err != nil {
 		return r, err
 	}
-	drifted, err := u.drift(&r)
+	if r.scaleEvents, err = u.t.quiet(scaleBegan, u.timeout); err != nil {
+		return r, err
+	}
+	scaled := time.Now()
+	driftBegan, err := u.drift(&r)
 	if err != nil {
 		return r, err
 	}
+	if r.driftEvents, err = u.t.quiet(driftBegan, u.timeout); err != nil {
+		return r, err
+	}
+	drifted := time.Now()
 
 	progress("%s: restarting it", u.label)
 	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log"); err != nil {
@@ -467,7 +482,7 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	}
 	r.peakRSS = u.peakRSS
 
-	if err := u.countRequests(&r, phases{began, converged, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted}); err != nil {
+	if err := u.countRequests(&r, phases{began, converged, convergeQuiet, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted}); err != nil {
 		return r, err
 	}
 	progress("%s: done; peak requests %v in windows of %v; RSS %s converged, %s restarted, %s with unrelated objects, peak %d MiB",
@@ -476,7 +491,11 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 }
 
 // phases are when the scenarios of a run began and ended.
-type phases struct{ began, converged, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted time.Time }
+// phases are the moments between the scenarios: converged when the Foos were ready, the
+// others once the phase's events were written too (tracker.quiet).
+type phases struct {
+	began, converged, convergeQuiet, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted time.Time
+}
 
 // countRequests reads the cluster's audit log for the requests the contender sent in each
 // phase, the most it sent in any window of rateWindows, and kube-controller-manager's
@@ -510,7 +529,7 @@ func (u *run) countRequests(r *result, p phases) error {
 		return fmt.Errorf("the audit log %s begins after the Foos were created: part of it is missing", path)
 	}
 	requests = requests.Requests()
-	r.convergeReqs = requests.Between(p.began, p.converged).Count()
+	r.convergeReqs = requests.Between(p.began, p.convergeQuiet).Count()
 	r.idleReqs = requests.Between(p.idleStart, p.idleEnd).Count()
 	r.scaleReqs = requests.Between(p.scaleBegan, p.scaled).Count()
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
@@ -676,8 +695,8 @@ func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error)
 }
 
 // scale scales every Foo from 1 to 2 replicas and waits until each reports them; it
-// returns when it began and ended.
-func (u *run) scale(r *result) (began, scaled time.Time, err error) {
+// returns when it began.
+func (u *run) scale(r *result) (began time.Time, err error) {
 	progress("%s: scaling every Foo to 2 replicas", u.label)
 	u.t.begin(2)
 	began = time.Now()
@@ -689,18 +708,18 @@ func (u *run) scale(r *result) (began, scaled time.Time, err error) {
 		changed[i] = time.Now()
 		return err
 	}); err != nil {
-		return began, scaled, fmt.Errorf("scale Foos: %w", err)
+		return began, fmt.Errorf("scale Foos: %w", err)
 	}
 	if r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label); err != nil {
-		return began, scaled, err
+		return began, err
 	}
 	r.scaleReady = latenciesOf(u.t.times(changed, false))
-	return began, time.Now(), nil
+	return began, nil
 }
 
 // drift changes the replicas of every Foo's Deployment from 2 to 3, as another actor would,
 // and waits until each is set back to 2, then until the Foos report 2 again; it returns
-// when they had settled.
+// when it began.
 func (u *run) drift(r *result) (time.Time, error) {
 	progress("%s: someone scales every Deployment to 3 replicas", u.label)
 	u.t.begin(2)
@@ -735,7 +754,7 @@ func (u *run) drift(r *result) (time.Time, error) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(5 * time.Second)
-	return time.Now(), nil
+	return began, nil
 }
 
 // rateLimited reports whether the request of e went through its client's token bucket:

@@ -46,7 +46,11 @@ const readingGuide = `How to read it:
   Idle requests include the operator's Lease renewals (leader election) and the TokenReview and
   SubjectAccessReview with which its metrics endpoint checks a scrape every 30 s (each cached
   by the endpoint for 1 and 5 minutes); they are divided by the idle window as measured, and
-  the idle scenario runs only at the numbers of Foos of ` + "`-idle-n`" + `.
+  the idle scenario runs only at the numbers of Foos of ` + "`-idle-n`" + `. A phase's requests
+  are counted until no Event was written in the Foos' namespace for 3 s (a third watch of the
+  benchmark's, on the Events), and the next phase begins only then: the events a contender
+  sends after its Foos are ready (the operator's, when its client limit binds) count in the
+  phase that caused them. The "until the last event" rows give how long they took.
 - The operator runs as config/manager ships it: leader election, the authenticated HTTPS metrics
   endpoint, the memory limit it derives its Go soft limit from; only its client limits change
   with the configuration ("shipped" marks the limits its --help gives as its defaults).
@@ -72,7 +76,7 @@ const readingGuide = `How to read it:
   until the last was ready, per 1,000 Foos. Peak RSS is the highest VmHWM of its processes
   (read before each is stopped).
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
-  contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose two watches
+  contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
   between a scrape before the Foos were created and one once they were ready (histogram_quantile,
   linear within a bucket), by verb, of requests for resources (not /metrics nor /debug/pprof)
@@ -222,6 +226,7 @@ func table(b *strings.Builder, g *group) {
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
+	line("B1 until the last event written in the namespace (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
 	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU * 1000 / time.Duration(r.n) }))
 	line(fmt.Sprintf("most rate-limited requests (all but watches) in any window of %v / %v (sliding, each of its processes)", rateWindows[0], rateWindows[1]), func(rs []result) string {
 		cells := make([]string, len(rateWindows))
@@ -264,10 +269,12 @@ func table(b *strings.Builder, g *group) {
 	line("B9 scale every Foo 1 → 2", duration(func(r result) time.Duration { return r.scale }))
 	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
 	line("B9 each Foo, from its scale request until it reports 2 available: p50 / p99", pair(func(r result) latencies { return r.scaleReady }))
+	line("B9 until the last event written in the namespace", duration(func(r result) time.Duration { return r.scaleEvents }))
 	line("B9 requests per Foo to scale", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.scaleReqs }) })
 	line("B8 someone scales every Deployment 2 → 3: time until all set back", duration(func(r result) time.Duration { return r.drift }))
 	line("B8 each Deployment, from the change until set back: p50 / p99", pair(func(r result) latencies { return r.driftBack }))
-	line("B8 corrective requests per Foo (until the Foos settle)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
+	line("B8 until the last event written in the namespace", duration(func(r result) time.Duration { return r.driftEvents }))
+	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
 	line("kube-apiserver p99 latency by verb while converging (its cluster: all clients)", func(rs []result) string {
 		verbs := map[string]bool{}

@@ -41,7 +41,7 @@ func (f fooReplicas) ready(target int64) bool { return f.spec == target && f.ava
 // first Foo is created, and keeps of each object only its replicas and when it first
 // reached the target of the current phase. A phase's times are those of the watch events
 // as the benchmark received them: per Foo, not only of the last. Its reads cost the API
-// server two watches, where listing every Foo and Deployment twice a second would load it
+// server two watches (and a third, of the Events, see quiet), where listing every Foo and Deployment twice a second would load it
 // with the benchmark's own work at thousands of Foos; and it holds no objects.
 type tracker struct {
 	mu          sync.Mutex
@@ -52,7 +52,10 @@ type tracker struct {
 	// since: the next time each is at the target is when it reached it.
 	fooOff, deploymentOff map[string]bool
 	fooAt, deploymentAt   map[string]time.Time
-	err                   error
+	// lastEvent is when the watch last saw an Event of the namespace written (created or
+	// updated): by the contender, kube-controller-manager or the scheduler.
+	lastEvent time.Time
+	err       error
 }
 
 // track starts watching the Foos and Deployments of cl's benchmark namespace; the watches
@@ -73,9 +76,18 @@ func track(ctx context.Context, cl *cluster) (*tracker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t, t.follow(ctx, deployments.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	if err := t.follow(ctx, deployments.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return cl.kube.AppsV1().Deployments(namespace).Watch(ctx, o)
-	}, t.observeDeployment)
+	}, t.observeDeployment); err != nil {
+		return nil, err
+	}
+	events, err := cl.kube.EventsV1().Events(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	return t, t.follow(ctx, events.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		return cl.kube.EventsV1().Events(namespace).Watch(ctx, o)
+	}, t.observeEvent)
 }
 
 // follow watches from resourceVersion on, resuming where it left off when the API server
@@ -151,6 +163,42 @@ func (t *tracker) observeDeployment(e watch.Event, now time.Time) {
 	replicas := int64(ptr.Deref(d.Spec.Replicas, 1))
 	t.deployments[d.Name] = replicas
 	reach(d.Name, replicas == t.target, now, t.deploymentOff, t.deploymentAt)
+}
+
+func (t *tracker) observeEvent(e watch.Event, now time.Time) {
+	if e.Type != watch.Added && e.Type != watch.Modified {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lastEvent = now
+}
+
+// quietFor is how long no Event may be written before quiet takes a phase's events to be
+// all written.
+const quietFor = 3 * time.Second
+
+// quiet waits until no Event of the namespace was written for quietFor, and at least
+// quietFor since began, and returns the time from began to the last written after it
+// (zero for none). A contender may send the events of a phase after its Foos reached the
+// target (the operator sends them with the tokens its other requests leave when its client
+// limit binds): waiting for them counts them in the phase that caused them, not in the next.
+func (t *tracker) quiet(began time.Time, timeout time.Duration) (time.Duration, error) {
+	for {
+		t.mu.Lock()
+		last, err := t.lastEvent, t.err
+		t.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		if time.Since(began) >= quietFor && time.Since(last) >= quietFor {
+			return max(last.Sub(began), 0), nil
+		}
+		if time.Since(began) > timeout {
+			return 0, fmt.Errorf("events were still written %v after the phase began", timeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // reach records when name reached the phase's target: the first time it is there after

@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/flowcontrol"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// shareClientLimits gives every client built from cfg one token bucket of qps requests per
+// second and bursts of burst: the manager's cache and client, its API reader, the
+// Deployments client, the event recorders, the leader election lock and the metrics
+// endpoint's authentication each copy cfg, and client-go would give each copy a bucket of
+// its own from QPS and Burst, so together they could send several times the limit. With
+// one bucket, --kube-api-qps and --kube-api-burst bound all of the operator's requests. A
+// negative qps sets no limit, as client-go has it.
+//
+// It returns the bucket's limiter for the reconciler's events (see eventRecorder), which
+// lets a request through only when the bucket holds a token that nobody waits for. A
+// bucket's waiting callers have reserved its next tokens, so when the limit binds the
+// events wait for the writes that converge Foos, instead of taking every third token from
+// them. nil when there is no limit.
+func shareClientLimits(cfg *rest.Config, qps float64, burst int) flowcontrol.RateLimiter {
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	if qps <= 0 {
+		return nil
+	}
+	bucket := flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, burst)
+	cfg.RateLimiter = bucket
+	return &yielding{RateLimiter: bucket, turn: make(chan struct{}, 1)}
+}
+
+// yielding takes its bucket's spare tokens only (TryAccept), looking for one at most every
+// yieldingPoll, for up to maxYielding callers; more wait in turn with the bucket's others.
+type yielding struct {
+	flowcontrol.RateLimiter
+	// waiting counts the callers waiting for a spare token.
+	waiting atomic.Int32
+	// turn holds the one caller that looks for a token; the others wait to send to it, in
+	// turn, without polling.
+	turn chan struct{}
+}
+
+const (
+	// yieldingPoll is the longest a yielding caller waits between looks at the bucket, so
+	// that a slow bucket does not keep it waiting long after the other callers stopped.
+	yieldingPoll = 50 * time.Millisecond
+	// maxYielding bounds the events that wait for spare tokens, as client-go bounds the
+	// events it queues (1000): each holds a goroutine of the recorder's and its request,
+	// about 8 KiB, so a burst of changes to thousands of Foos under a client limit that
+	// binds does not grow the operator's memory with them.
+	maxYielding = 1000
+)
+
+func (l *yielding) Wait(ctx context.Context) error {
+	defer l.waiting.Add(-1)
+	if l.waiting.Add(1) > maxYielding {
+		return l.RateLimiter.Wait(ctx)
+	}
+	select {
+	case l.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-l.turn }()
+	poll := min(yieldingPoll, time.Duration(float64(time.Second)/float64(l.QPS())))
+	for !l.TryAccept() {
+		select {
+		case <-time.After(poll):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (l *yielding) Accept() {
+	_ = l.Wait(context.Background())
+}
+
+// eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
+// limiter (nil: cfg's limits). controller-runtime's recorder would send them with the
+// manager's configuration, in turn with its other requests. The recorder sends each event from a
+// goroutine of its own, so events that wait lose nothing; they stop being sent when ctx
+// ends.
+func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter flowcontrol.RateLimiter) (events.EventRecorder, error) {
+	cfg = rest.CopyConfig(cfg)
+	if limiter != nil {
+		cfg.RateLimiter = limiter
+	}
+	c, err := eventsv1client.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	b := events.NewBroadcaster(&events.EventSinkImpl{Interface: c})
+	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
+		return nil, err
+	}
+	// As controller-runtime's recorder logs them.
+	log := ctrl.Log.WithName("events")
+	if _, err := b.StartEventWatcher(func(o runtime.Object) {
+		if e, ok := o.(*eventsv1.Event); ok {
+			log.V(1).Info(e.Note, "type", e.Type, "object", e.Regarding, "action", e.Action, "reason", e.Reason)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	return b.NewRecorder(scheme, "foo-operator"), nil
+}

@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+)
+
+// Every client built from the config waits on one bucket, and the event recorder's share of
+// it gets a token only once the others' callers stop waiting: the events of a burst of writes
+// are sent after the writes. No limit leaves client-go's defaults alone.
+func TestShareClientLimits(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+
+	unlimited := &rest.Config{}
+	g.Expect(shareClientLimits(unlimited, -1, 30)).To(BeNil())
+	g.Expect(unlimited.RateLimiter).To(BeNil())
+	g.Expect(unlimited.QPS).To(BeNumerically("<", 0))
+
+	// 5 tokens a second, so that a token comes every 200 ms.
+	cfg := &rest.Config{}
+	events := shareClientLimits(cfg, 5, 1)
+	g.Expect(cfg.RateLimiter).NotTo(BeNil())
+	g.Expect(events).NotTo(BeNil())
+	g.Expect(contend(t, cfg.RateLimiter, events)).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
+
+	// Past maxYielding waiting events, one more waits in turn with the writes.
+	events.(*yielding).waiting.Store(maxYielding)
+	order := contend(t, cfg.RateLimiter, events)
+	g.Expect(order).To(ContainElement("event"))
+	g.Expect(order[len(order)-1]).To(Equal("write"), "%v", order)
+
+	// An event that waits for a token gives up when its context ends.
+	slow := &rest.Config{}
+	events = shareClientLimits(slow, 1, 1)
+	g.Expect(slow.RateLimiter.Wait(ctx)).To(Succeed(), "the burst's token: the next comes in 1 s")
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	g.Expect(events.Wait(short)).To(MatchError(context.DeadlineExceeded))
+}
+
+// contend has two writers take 3 tokens each from bucket in turn, as the reconciler's workers
+// would, once the bucket is empty, and an event wait on events once the first write was sent;
+// it returns the order in which they got their tokens.
+func contend(t *testing.T, bucket, events flowcontrol.RateLimiter) []string {
+	g := NewWithT(t)
+	ctx := t.Context()
+	g.Expect(bucket.Wait(ctx)).To(Succeed(), "a token: the bucket is empty now")
+	var mu sync.Mutex
+	var order []string
+	took := func(lane string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, lane)
+	}
+	var writes sync.WaitGroup
+	for range 2 {
+		writes.Go(func() {
+			for range 3 {
+				if bucket.Wait(ctx) == nil {
+					took("write")
+				}
+			}
+		})
+	}
+	// Once one has sent, the other waits for the next token, and the one that sent for the
+	// token after it.
+	g.Eventually(func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(order)
+	}).Should(BeNumerically(">=", 1))
+	event := make(chan error, 1)
+	go func() {
+		err := events.Wait(ctx)
+		took("event")
+		event <- err
+	}()
+	g.Eventually(event).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
+	writes.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	return order
+}
