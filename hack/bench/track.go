@@ -178,12 +178,14 @@ func (t *tracker) observeEvent(e watch.Event, now time.Time) {
 // all written.
 const quietFor = 3 * time.Second
 
-// quiet waits until no Event of the namespace was written for quietFor, and at least
-// quietFor since began, and returns the time from began to the last written after it
-// (zero for none). A contender may send the events of a phase after its Foos reached the
-// target (the operator sends them with the tokens its other requests leave when its client
-// limit binds): waiting for them counts them in the phase that caused them, not in the next.
+// quiet waits, once a phase that began at began has reached its target, until no Event of
+// the namespace was written for quietFor, counted from the later of the last one and the
+// call, and returns the time from began to the last written after it (zero for none). A contender may send the
+// events of a phase after its Foos reached the target (the operator sends them with the
+// tokens its other requests leave when its client limit binds, so none while they take
+// every token): waiting for them counts them in the phase that caused them, not in the next.
 func (t *tracker) quiet(began time.Time, timeout time.Duration) (time.Duration, error) {
+	ready := time.Now()
 	for {
 		t.mu.Lock()
 		last, err := t.lastEvent, t.err
@@ -191,7 +193,7 @@ func (t *tracker) quiet(began time.Time, timeout time.Duration) (time.Duration, 
 		if err != nil {
 			return 0, err
 		}
-		if time.Since(began) >= quietFor && time.Since(last) >= quietFor {
+		if time.Since(ready) >= quietFor && time.Since(last) >= quietFor {
 			return max(last.Sub(began), 0), nil
 		}
 		if time.Since(began) > timeout {
