@@ -490,7 +490,6 @@ func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
 	return r, nil
 }
 
-// phases are when the scenarios of a run began and ended.
 // phases are the moments between the scenarios: converged when the Foos were ready, the
 // others once the phase's events were written too (tracker.quiet).
 type phases struct {

@@ -101,3 +101,33 @@ func TestTrackerPhases(t *testing.T) {
 		t.Error("the Foo deleted: want not settled")
 	}
 }
+
+// TestTrackerQuiet: a phase's events are those written until 3 s passed without one after
+// the phase reached its target, even when the contender held them back through a longer
+// silence before (as the operator does while its writes take every token of its client
+// limit).
+func TestTrackerQuiet(t *testing.T) {
+	tr := &tracker{}
+	began := time.Now().Add(-10 * time.Second)
+	tr.observeEvent(watch.Event{Type: watch.Added}, began.Add(time.Second))
+	// The last event 9 s ago: a silence, but the phase's own events are still to come.
+	deferred := began.Add(10*time.Second + 1500*time.Millisecond)
+	go func() {
+		time.Sleep(time.Until(deferred))
+		tr.observeEvent(watch.Event{Type: watch.Added}, deferred)
+	}()
+	last, err := tr.quiet(began, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := deferred.Sub(began); last != want {
+		t.Errorf("quiet: the last event %v after the phase began, want %v", last, want)
+	}
+
+	// A bookmark or a deletion is no event written.
+	tr.observeEvent(watch.Event{Type: watch.Deleted}, time.Now())
+	tr.observeEvent(watch.Event{Type: watch.Bookmark}, time.Now())
+	if !tr.lastEvent.Equal(deferred) {
+		t.Errorf("lastEvent %v, want %v", tr.lastEvent, deferred)
+	}
+}
