@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -524,10 +525,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		expectEvent(ns, samplev1alpha1.DeploymentUnwatchedReason, ContainSubstring(relabelValue))
 	})
 
-	// Before: Ready=False (RolloutInProgress) on every scale that outlasted the report delay.
-	It("stays Ready while an autoscaler of the Foo scales it", func() {
+	// Before: Ready=False (RolloutInProgress) on every scale that outlasted the report delay;
+	// later, Ready=True of the new generation at the report delay while it still scaled,
+	// then the end: two status writes.
+	It("stays Ready while an autoscaler of the Foo scales it, and reports the scale once, at its end", func() {
 		foo := converged(ctx, newFoo("autoscaled", withNamespace(ns), withReplicas(1)))
 		name := foo.Spec.DeploymentName
+		before := requests.count()
 		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Replicas = ptr.To[int32](2) })
 		Eventually(func(g Gomega) {
 			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
@@ -536,13 +540,16 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		// rollout complete, 1 of 2 available, not Available (25 % of 2 rounds down to 0).
 		simulateRollout(ctx, ns, name, 1, false, withPodsLost(1))
 
-		Eventually(func(g Gomega) {
-			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.ProgressingCondition)
-			g.Expect(c).To(HaveField("Reason", samplev1alpha1.ScalingReason))
-		}).WithTimeout(progressReportDelay + 10*time.Second).Should(Succeed())
-		Consistently(func(g Gomega) {
-			g.Expect(meta.IsStatusConditionTrue(getFoo(g, foo).Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
-		}).Should(Succeed())
+		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/autoscaled/status") }
+		Consistently(statusWrites, 2*progressReportDelay+time.Second).Should(BeEmpty(), "the scale is not reported in progress")
+		got := getFoo(Default, foo)
+		Expect(got.Status.ObservedGeneration).To(BeNumerically("<", got.Generation), "the status says it is behind the spec")
+		Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+
+		simulateRollout(ctx, ns, name, 2, true)
+		expectReady(foo)
+		Expect(getFoo(Default, foo).Status.AvailableReplicas).To(Equal(int32(2)))
+		Expect(statusWrites()).To(HaveLen(1))
 	})
 
 	// Before: the old Deployment was deleted as soon as the new one had minimum

@@ -119,9 +119,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // is wrong, the steps of that rollout (generation observed, pods created, pods available)
 // are not written one by one: the pass that sees the rollout complete writes the status
 // once, or, for a slower rollout, the first pass after the delay reports it in progress
-// (once the Deployment controller observed the change, see unobservedReportDelays),
-// and the next write is its end (or a problem, or a change of Ready), not each
-// step between. Until then the Foo's observedGeneration still names the generation its
+// (once the Deployment controller observed the change, see unobservedReportDelays; not a
+// scale of a Ready Foo, see progressReported), and the next write is its end (or a
+// problem, or a change of Ready), not each step between. Until then the Foo's observedGeneration still names the generation its
 // status describes, so readers know the status is behind. The Deployment's status changes
 // start the passes; the wait returned starts the one at the delay. The end of a problem
 // (the stored status is Degraded) is written at once.
@@ -155,20 +155,32 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 // controller has not observed waits before it is reported in progress: a minute by default.
 const unobservedReportDelays = 4
 
-// progressReported reports whether stored already says of the rollout status describes all
-// that a report in progress would: the same generation, and the Foo as Ready as it is now.
-// Either stored reports this rollout in progress already, and its steps are not written
-// again (the reason moving from RolloutInProgress to Scaling, the replica counts, the
-// messages, nor Available, which a scale from 1 to 2 turns False until the second replica
-// is up while the Foo stays Ready); or stored reports the Foo's generation rolled out, and
-// the rollout is the operator's setting back a Deployment another writer changed (a scale
-// by someone else), which the Foo's generation does not move and which leaves it Ready:
-// the Foo did not change, so only the rollout's end is written, which is most often the
-// stored status again. A change of readiness is written.
+// progressReported reports whether a rollout past the delay is reported only at its end,
+// because stored already says of it what matters to a reader: the Foo as Ready as it is
+// now, and either the same generation or Ready=True.
+//   - The same generation: stored reports this rollout in progress already, and its steps
+//     are not written again (the reason moving from RolloutInProgress to Scaling, the
+//     replica counts, the messages, nor Available, which a scale from 1 to 2 turns False
+//     until the second replica is up while the Foo stays Ready); or stored reports the
+//     Foo's generation rolled out, and the rollout is the operator's setting back a
+//     Deployment another writer changed (a scale by someone else), which the Foo's
+//     generation does not move and which leaves it Ready: the Foo did not change, so only
+//     the rollout's end is written, which is most often the stored status again.
+//   - Ready=True before and now, another generation: a scale of a serving Foo (an
+//     autoscaler's, kubectl scale). The Foo serves throughout, and its observedGeneration,
+//     behind the spec until the end, tells kubectl wait, kstatus and Argo CD that the scale
+//     is in progress, as it does for a scale that ends within the delay; a report in
+//     progress would tell them the Foo is current while it still scales.
+//
+// A change of readiness is written, and so is a scale that outlasts the Foo's progress
+// deadline (Progressing=False).
 func progressReported(stored, status samplev1alpha1.FooStatus) bool {
 	was := meta.FindStatusCondition(stored.Conditions, samplev1alpha1.ReadyCondition)
 	is := meta.FindStatusCondition(status.Conditions, samplev1alpha1.ReadyCondition)
-	return stored.ObservedGeneration == status.ObservedGeneration && was != nil && is != nil && was.Status == is.Status
+	if was == nil || is == nil || was.Status != is.Status {
+		return false
+	}
+	return stored.ObservedGeneration == status.ObservedGeneration || is.Status == metav1.ConditionTrue
 }
 
 // computeStatus is the Foo's status for what a pass observed. It is rebuilt from obs on

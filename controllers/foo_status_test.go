@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"errors"
 	"testing"
 	"time"
@@ -304,12 +305,26 @@ func TestProgressReportWait(t *testing.T) {
 		}
 	}
 	degraded := computeStatus(foo, observation{reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}, metav1.NewTime(now))
+	// The Foo scaled from 2 to 3 (generation 2), and its status of generation 1, Ready or not.
+	scaled := newFoo("a", withIdentity("uid-1", 2), withReplicas(3))
+	readyBefore := computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour)))
+	unreadyBefore := computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 0, false))}, metav1.NewTime(now.Add(-time.Hour)))
 	tests := []struct {
 		name   string
+		foo    *samplev1alpha1.Foo // foo unless set
 		stored samplev1alpha1.FooStatus
 		obs    observation
 		want   time.Duration
 	}{
+		{name: "a scale of a Ready Foo past the delay, the Foo still Ready, waits for its end",
+			foo: scaled, stored: readyBefore,
+			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(2))}, want: delay},
+		{name: "a scale of a Ready Foo past its progress deadline is written",
+			foo: scaled, stored: readyBefore,
+			obs: observation{deployment: newDeployment(scaled, appliedAgo(11*time.Minute), withRollout(3, 3, true), withPodsLost(2))}},
+		{name: "a scale of a Foo that is not Ready past the delay is written",
+			foo: scaled, stored: unreadyBefore,
+			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(0), withUnavailable())}},
 		{name: "rollout of a change applied 5 s ago waits for the rest of the delay",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second), withRollout(2, 0, false))}, want: 10 * time.Second},
 		{name: "surplus replicas after a change applied just now wait for the whole delay",
@@ -353,7 +368,7 @@ func TestProgressReportWait(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			status := computeStatus(foo, tt.obs, metav1.NewTime(now))
+			status := computeStatus(cmp.Or(tt.foo, foo), tt.obs, metav1.NewTime(now))
 			g.Expect(progressReportWait(tt.obs, tt.stored, status, now, delay)).To(Equal(tt.want))
 		})
 	}
