@@ -41,8 +41,9 @@ func (f fooReplicas) ready(target int64) bool { return f.spec == target && f.ava
 // first Foo is created, and keeps of each object only its replicas and when it first
 // reached the target of the current phase. A phase's times are those of the watch events
 // as the benchmark received them: per Foo, not only of the last. Its reads cost the API
-// server two watches (and a third, of the Events, see quiet), where listing every Foo and Deployment twice a second would load it
-// with the benchmark's own work at thousands of Foos; and it holds no objects.
+// server two watches (and a third, of the Events, see quiet), where listing every Foo and
+// Deployment twice a second would load it with the benchmark's own work at thousands of
+// Foos; and it holds no objects.
 type tracker struct {
 	mu          sync.Mutex
 	foos        map[string]fooReplicas
@@ -180,10 +181,11 @@ const quietFor = 3 * time.Second
 
 // quiet waits, once a phase that began at began has reached its target, until no Event of
 // the namespace was written for quietFor, counted from the later of the last one and the
-// call, and returns the time from began to the last written after it (zero for none). A contender may send the
-// events of a phase after its Foos reached the target (the operator sends them with the
-// tokens its other requests leave when its client limit binds, so none while they take
-// every token): waiting for them counts them in the phase that caused them, not in the next.
+// call, and returns the time from began to the last written after it (zero for none). A
+// contender may send the events of a phase after its Foos reached the target (the operator
+// sends them with the tokens its other requests leave when its client limit binds, so none
+// while they take every token): waiting for them counts them in the phase that caused
+// them, not in the next.
 func (t *tracker) quiet(began time.Time, timeout time.Duration) (time.Duration, error) {
 	ready := time.Now()
 	for {
