@@ -372,6 +372,29 @@ var _ = Describe("Foo reconciler", func() {
 		expectReady(foo)
 	})
 
+	// Before: Ready=False (RolloutInProgress, waiting for the Deployment controller to observe
+	// the set-back) a minute after the set-back, while every pod served.
+	It("keeps a Ready Foo's status while the Deployment controller has not observed a set-back", func() {
+		foo := converged(ctx, newFoo("unobserved", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		before := requests.count()
+		d := getDeployment(Default, ns, name)
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Spec.Replicas = ptr.To[int32](3)
+		Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner("someone"))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
+		}).Should(Succeed())
+
+		// No Deployment controller runs here: the set-back stays unobserved, and the
+		// Deployment's status the Available one of the convergence.
+		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/unobserved/status") }
+		Consistently(statusWrites, (unobservedReportDelays+1)*progressReportDelay).Should(BeEmpty())
+		simulateRollout(ctx, ns, name, 2, true)
+		Consistently(statusWrites, progressReportDelay).Should(BeEmpty(), "the end of the set-back is the status the Foo had")
+		expectReady(foo)
+	})
+
 	It("makes no write request when a reconcile has nothing to change", func() {
 		foo := create(ctx, newFoo("idle", withNamespace(ns), withReplicas(2)))
 		eventuallyDeployment(ns, foo.Spec.DeploymentName)

@@ -138,14 +138,22 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		// The Deployment controller has not picked the change up, so its status cannot tell
 		// a scale from a new pod template, which would report a Ready Foo scaling as not
 		// Ready until it does. Its pick-up starts the next pass; a controller that does not
-		// pick it up at all is reported after unobservedReportDelays delays.
+		// pick it up at all is reported after unobservedReportDelays delays, or, while the
+		// Foo is Ready and its Deployment still reports the availability the controller last
+		// observed, at the Deployment's progress deadline: a controller far behind (thousands
+		// of Deployments changed at once) is not one that does not run, and the pods serve.
 		due = applied.Add(unobservedReportDelays * delay)
+		if meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) &&
+			deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue {
+			due = scalingDeadline(d)
+		}
 	}
 	switch {
 	case applied.IsZero():
 		return 0
 	case now.Before(due):
-		return min(delay, due.Sub(now))
+		// At most the whole wait, should the API server's clock be ahead of the operator's.
+		return min(due.Sub(applied), due.Sub(now))
 	case progressReported(stored, status):
 		return delay
 	}

@@ -309,6 +309,8 @@ func TestProgressReportWait(t *testing.T) {
 	scaled := newFoo("a", withIdentity("uid-1", 2), withReplicas(3))
 	readyBefore := computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour)))
 	unreadyBefore := computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 0, false))}, metav1.NewTime(now.Add(-time.Hour)))
+	// A change of the Deployment after the Deployment controller observed its status.
+	unobserved := func(d *appsv1.Deployment) { d.Generation++ }
 	tests := []struct {
 		name   string
 		foo    *samplev1alpha1.Foo // foo unless set
@@ -331,10 +333,19 @@ func TestProgressReportWait(t *testing.T) {
 			obs: observation{deployment: newDeployment(foo, appliedAgo(0), withRollout(3, 3, true))}, want: delay},
 		{name: "a rollout past the delay is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}},
-		{name: "a change the Deployment controller has not observed past the delay waits for it",
-			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, want: delay},
+		{name: "a change the Deployment controller has not observed past the delay waits for it, or the rest of a minute",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, want: unobservedReportDelays*delay - 20*time.Second},
 		{name: "a change the Deployment controller has not observed a minute later is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}},
+		{name: "a change the Deployment controller has not observed a minute later waits for it, or the progress deadline, while the Foo is Ready and the Deployment reports itself Available",
+			stored: readyBefore,
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(2*time.Minute), withRollout(2, 2, true), unobserved)}, want: 8 * time.Minute},
+		{name: "a change the Deployment controller has not observed by the progress deadline of a Ready Foo is written",
+			stored: readyBefore,
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(10*time.Minute), withRollout(2, 2, true), unobserved)}},
+		{name: "a change the Deployment controller has not observed a minute later is written when the Deployment reported itself unavailable",
+			stored: readyBefore,
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(2*time.Minute), withRollout(2, 2, true), withUnavailable(), unobserved)}},
 		{name: "a rollout past the delay already reported in progress waits for its end",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: delay},
@@ -363,7 +374,9 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "the end of a problem is written", stored: degraded,
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second))}},
 		{name: "an API server clock ahead of the operator's waits no longer than the delay",
-			obs: observation{deployment: newDeployment(foo, appliedAgo(-time.Minute))}, want: delay},
+			obs: observation{deployment: newDeployment(foo, appliedAgo(-time.Minute), withRollout(2, 0, false))}, want: delay},
+		{name: "an API server clock ahead of the operator's waits no longer than a minute for a change the Deployment controller has not observed",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(-time.Minute))}, want: unobservedReportDelays * delay},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
