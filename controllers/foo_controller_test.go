@@ -354,13 +354,7 @@ var _ = Describe("Foo reconciler", func() {
 		foo := converged(ctx, newFoo("setback", withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName
 		before := requests.count()
-		d := getDeployment(Default, ns, name)
-		patch := client.MergeFrom(d.DeepCopy())
-		d.Spec.Replicas = ptr.To[int32](3)
-		Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner("someone"))).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
-		}).Should(Succeed())
+		scaledBackFrom(ctx, ns, name, 3)
 
 		// What the Deployment controller reports while the third pod, started for the other
 		// writer, terminates: beyond the progress report delay, the Foo is Ready and scaling.
@@ -378,13 +372,7 @@ var _ = Describe("Foo reconciler", func() {
 		foo := converged(ctx, newFoo("unobserved", withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName
 		before := requests.count()
-		d := getDeployment(Default, ns, name)
-		patch := client.MergeFrom(d.DeepCopy())
-		d.Spec.Replicas = ptr.To[int32](3)
-		Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner("someone"))).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
-		}).Should(Succeed())
+		scaledBackFrom(ctx, ns, name, 3)
 
 		// No Deployment controller runs here: the set-back stays unobserved, and the
 		// Deployment's status the Available one of the convergence.
@@ -635,6 +623,19 @@ func createForeignDeployment(ctx context.Context, ns, name string) *appsv1.Deplo
 			},
 		},
 	})
+}
+
+// scaledBackFrom scales the Deployment ns/name to replicas as another field manager
+// ("someone"), and waits until the operator set it back to its Foo's 2.
+func scaledBackFrom(ctx context.Context, ns, name string, replicas int32) {
+	GinkgoHelper()
+	d := getDeployment(Default, ns, name)
+	patch := client.MergeFrom(d.DeepCopy())
+	d.Spec.Replicas = ptr.To(replicas)
+	Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner("someone"))).To(Succeed())
+	Eventually(func(g Gomega) {
+		g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
+	}).Should(Succeed())
 }
 
 // simulateRollout sets the Deployment status the Deployment controller (absent in
