@@ -139,12 +139,15 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		// a scale from a new pod template, which would report a Ready Foo scaling as not
 		// Ready until it does. Its pick-up starts the next pass; a controller that does not
 		// pick it up at all is reported after unobservedReportDelays delays, or, while the
-		// Foo is Ready and its Deployment still reports the availability the controller last
-		// observed, at the Deployment's progress deadline: a controller far behind (thousands
-		// of Deployments changed at once) is not one that does not run, and the pods serve.
+		// Foo is Ready and its Deployment, as the controller last observed it, serves (it
+		// reports itself Available, or has the replicas the operator asks for available, as
+		// when the operator sets back another writer's scale up), at the Deployment's
+		// progress deadline: a controller far behind (thousands of Deployments changed at
+		// once) is not one that does not run, and the pods serve.
 		due = applied.Add(unobservedReportDelays * delay)
-		if meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) &&
-			deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue {
+		serving := deploymentCondition(d, appsv1.DeploymentAvailable).Status == corev1.ConditionTrue ||
+			d.Status.AvailableReplicas >= replicasOf(d)
+		if serving && meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) {
 			due = scalingDeadline(d)
 		}
 	}
