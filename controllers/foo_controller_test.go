@@ -368,19 +368,39 @@ var _ = Describe("Foo reconciler", func() {
 
 	// Before: Ready=False (RolloutInProgress, waiting for the Deployment controller to observe
 	// the set-back) a minute after the set-back, while every pod served.
-	It("keeps a Ready Foo's status while the Deployment controller has not observed a set-back", func() {
-		foo := converged(ctx, newFoo("unobserved", withNamespace(ns), withReplicas(2)))
+	// keepsReadyWhileUnobserved sets back another writer's scale to 3 of a converged Foo's
+	// Deployment and checks that no status is written past the minute after which a change
+	// the Deployment controller has not observed is otherwise reported. No Deployment
+	// controller runs here, so the set-back stays unobserved; observed, when given, sets the
+	// Deployment's status as that controller reported the other writer's scale before it.
+	keepsReadyWhileUnobserved := func(fooName string, observed ...deploymentOption) {
+		foo := converged(ctx, newFoo(fooName, withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName
 		before := requests.count()
 		scaledBackFrom(ctx, ns, name, 3)
+		if len(observed) > 0 {
+			simulateRollout(ctx, ns, name, 2, false, observed...)
+		}
 
-		// No Deployment controller runs here: the set-back stays unobserved, and the
-		// Deployment's status the Available one of the convergence.
-		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/unobserved/status") }
+		statusWrites := func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/"+fooName+"/status") }
 		Consistently(statusWrites, (unobservedReportDelays+1)*progressReportDelay).Should(BeEmpty())
 		simulateRollout(ctx, ns, name, 2, true)
 		Consistently(statusWrites, progressReportDelay).Should(BeEmpty(), "the end of the set-back is the status the Foo had")
 		expectReady(foo)
+	}
+
+	It("keeps a Ready Foo's status while the Deployment controller has not observed a set-back", func() {
+		// The Deployment's status is the Available one of the convergence.
+		keepsReadyWhileUnobserved("unobserved")
+	})
+
+	It("keeps a Ready Foo's status while the Deployment controller has not observed a set-back of a scale up it reports unavailable", func() {
+		// The Deployment controller observed the other writer's scale (the generation
+		// before the set-back): 3 replicas, 2 of them available, not Available.
+		keepsReadyWhileUnobserved("unobserved-up", func(d *appsv1.Deployment) {
+			d.Status.ObservedGeneration = d.Generation - 1
+			d.Status.Replicas, d.Status.UpdatedReplicas = 3, 3
+		})
 	})
 
 	It("makes no write request when a reconcile has nothing to change", func() {
