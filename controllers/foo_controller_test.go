@@ -366,13 +366,12 @@ var _ = Describe("Foo reconciler", func() {
 		expectReady(foo)
 	})
 
-	// Before: Ready=False (RolloutInProgress, waiting for the Deployment controller to observe
-	// the set-back) a minute after the set-back, while every pod served.
 	// keepsReadyWhileUnobserved sets back another writer's scale to 3 of a converged Foo's
 	// Deployment and checks that no status is written past the minute after which a change
-	// the Deployment controller has not observed is otherwise reported. No Deployment
-	// controller runs here, so the set-back stays unobserved; observed, when given, sets the
-	// Deployment's status as that controller reported the other writer's scale before it.
+	// the Deployment controller has not observed is otherwise reported (as Ready=False,
+	// while every pod serves). No Deployment controller runs here, so the set-back stays
+	// unobserved; observed, when given, sets the Deployment's status as that controller
+	// reported the other writer's scale before it.
 	keepsReadyWhileUnobserved := func(fooName string, observed ...deploymentOption) {
 		foo := converged(ctx, newFoo(fooName, withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName

@@ -123,9 +123,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // scale of a Ready Foo, see progressReported), and the next write is its end (or a
 // problem, or a change of Ready), not each step between. Until then the Foo's
 // observedGeneration still names the generation its status describes, so readers know the
-// status is behind. The Deployment's status changes
-// start the passes; the wait returned starts the one at the delay. The end of a problem
-// (the stored status is Degraded) is written at once.
+// status is behind. The Deployment's status changes start the passes; the wait returned
+// starts the one at the delay. The end of a problem (the stored status is Degraded) is
+// written at once.
 func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
 	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
