@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -54,6 +55,27 @@ type contest struct {
 	// takenSince: a pass found the field taken after the last correction, which therefore
 	// did not hold, however long ago it was.
 	takenSince bool
+	// correctedIn is the Deployment the last correction wrote.
+	correctedIn deploymentVersion
+}
+
+// deploymentVersion names one state of a Deployment: its UID and generation, which every
+// change of its spec (and so every take of a field that changes its value) moves.
+type deploymentVersion struct {
+	uid        types.UID
+	generation int64
+}
+
+func versionOf(d *appsv1.Deployment) deploymentVersion {
+	return deploymentVersion{uid: d.UID, generation: d.Generation}
+}
+
+// predates reports whether v, the Deployment a pass read, is the one the last correction
+// wrote or older: the cache lags the operator's own write (as when the Deployment
+// controller's status write for the other writer's change comes in after the correction),
+// so the field it shows taken was taken back since, and no one took it again.
+func (c *contest) predates(v deploymentVersion) bool {
+	return c.corrections > 0 && v.uid == c.correctedIn.uid && v.generation <= c.correctedIn.generation
 }
 
 // contestDecision is what a pass does about a taken field.
@@ -210,30 +232,39 @@ func (m *memories) inConflict(foo *samplev1alpha1.Foo) bool {
 	return mem != nil && mem.uid == foo.UID && !mem.conflictSince.IsZero()
 }
 
-// fieldTaken says whether a pass that found taker owning a field the operator sets takes
-// it back now; the error is the Foo's FieldManagerConflict while it waits (see contest).
-func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string, now time.Time, first, limit time.Duration) (apply bool, err error) {
+// fieldTaken says whether a pass that found taker owning a field of d the operator sets
+// takes it back now; the error is the Foo's FieldManagerConflict while it waits (see
+// contest). A d that predates the last correction changes nothing: the pass writes nothing,
+// and the Foo stays as that correction left it.
+func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, d *appsv1.Deployment, now time.Time, first, limit time.Duration) (apply bool, err error) {
 	m.update(foo, func(mem *fooMemory) {
 		c := cmp.Or(mem.contests[taker.field], &contest{})
+		if c.predates(versionOf(d)) {
+			if c.corrections > 1 {
+				err = c.err(d.Name, taker.field, c.backoff(first, limit), limit)
+			}
+			return
+		}
 		dec := c.taken(taker, now, first, limit)
 		apply = dec.apply
 		if !apply && dec.degraded {
 			mem.contests[taker.field] = c
-			err = c.err(deployment, taker.field, dec.wait, limit)
+			err = c.err(d.Name, taker.field, dec.wait, limit)
 		}
 	})
 	return apply, err
 }
 
-// fieldCorrected records that the operator took taker's field back; the error is the
-// Foo's FieldManagerConflict when that was not the first correction of the contest.
-func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, deployment string, now time.Time, first, limit time.Duration) (err error) {
+// fieldCorrected records that the operator took taker's field back, writing d; the error is
+// the Foo's FieldManagerConflict when that was not the first correction of the contest.
+func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, d *appsv1.Deployment, now time.Time, first, limit time.Duration) (err error) {
 	m.update(foo, func(mem *fooMemory) {
 		c := cmp.Or(mem.contests[taker.field], &contest{})
 		c.corrected(taker, now, limit)
+		c.correctedIn = versionOf(d)
 		mem.contests[taker.field] = c
 		if c.corrections > 1 {
-			err = c.err(deployment, taker.field, c.backoff(first, limit), limit)
+			err = c.err(d.Name, taker.field, c.backoff(first, limit), limit)
 		}
 	})
 	return err

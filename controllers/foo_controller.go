@@ -403,7 +403,7 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	case taker == nil:
 		return update, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
 	}
-	if apply, err := r.memory.fieldTaken(foo, *taker, o.live.Name, now, first, limit); !apply {
+	if apply, err := r.memory.fieldTaken(foo, *taker, o.live, now, first, limit); !apply {
 		return write{}, err
 	}
 	update.taker = taker
@@ -462,7 +462,7 @@ func (r *FooReconciler) act(ctx context.Context, foo *samplev1alpha1.Foo, desire
 	}
 	fieldTakeovers.WithLabelValues(takeovers.of(*w.taker)).Inc()
 	first, limit := r.recheckBounds()
-	return written, r.memory.fieldCorrected(foo, *w.taker, written.Name, time.Now(), first, limit)
+	return written, r.memory.fieldCorrected(foo, *w.taker, written, time.Now(), first, limit)
 }
 
 // nameTaken is the DeploymentConflict of a Foo whose Deployment name belongs to an object
