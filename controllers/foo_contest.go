@@ -197,6 +197,9 @@ type fooMemory struct {
 	// conflictSince is when the Foo first found its Deployment name taken in the current
 	// DeploymentConflict; zero when there is none.
 	conflictSince time.Time
+	// statusWrittenOver is the resourceVersion of the Foo the operator's last status write
+	// replaced, until a pass reads a newer Foo; empty when there is none.
+	statusWrittenOver string
 }
 
 // memories holds the fooMemory of each Foo, by namespace and name. Its methods are the only
@@ -287,6 +290,26 @@ func (m *memories) fieldsHeld(foo *samplev1alpha1.Foo, deployment string, now ti
 	return err
 }
 
+// statusWritten records that the operator wrote the status of foo, the Foo its write
+// replaced.
+func (m *memories) statusWritten(foo *samplev1alpha1.Foo) {
+	m.update(foo, func(mem *fooMemory) { mem.statusWrittenOver = foo.ResourceVersion })
+}
+
+// predatesStatusWrite reports whether foo, the Foo a pass read, is the one the operator's
+// last status write replaced: the cache lags that write, and a status write based on foo
+// would fail its optimistic lock. The write's watch event starts the pass that reads it. A
+// newer Foo ends the memory of the write.
+func (m *memories) predatesStatusWrite(foo *samplev1alpha1.Foo) (predates bool) {
+	m.update(foo, func(mem *fooMemory) {
+		predates = mem.statusWrittenOver != "" && mem.statusWrittenOver == foo.ResourceVersion
+		if !predates {
+			mem.statusWrittenOver = ""
+		}
+	})
+	return predates
+}
+
 // forget drops the memory of a Foo that is gone.
 func (m *memories) forget(foo types.NamespacedName) {
 	m.mu.Lock()
@@ -296,7 +319,8 @@ func (m *memories) forget(foo types.NamespacedName) {
 
 // update runs f on the memory of foo, creating it when needed (also when the one of its
 // name belongs to an earlier Foo), and drops a memory that f left empty, so memories never
-// outgrow the Foos in a contest or conflict.
+// outgrow the Foos in a contest or conflict, or whose last status write the cache has not
+// shown yet.
 func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -309,7 +333,7 @@ func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 		mem = &fooMemory{uid: foo.UID, contests: map[string]*contest{}}
 	}
 	f(mem)
-	if len(mem.contests) == 0 && mem.conflictSince.IsZero() {
+	if len(mem.contests) == 0 && mem.conflictSince.IsZero() && mem.statusWrittenOver == "" {
 		delete(m.byFoo, key)
 		return
 	}

@@ -24,6 +24,8 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // An autoscaler of the Deployment takes spec.replicas back 15 s after each correction (an
@@ -115,6 +117,30 @@ func TestContestIgnoresADeploymentFromBeforeItsCorrection(t *testing.T) {
 	g.Expect(m.fieldCorrected(foo, edit, at("uid-d", 5), now.Add(time.Hour), time.Minute, time.Hour)).To(HaveOccurred())
 	_, err = m.fieldTaken(foo, edit, at("uid-d", 4), now.Add(time.Hour+time.Second), time.Minute, time.Hour)
 	g.Expect(err).To(MatchError(ContainSubstring("took it back 2 times")))
+}
+
+// Before: a pass that started while the operator's status write was under way (a requeue
+// falling due, another watch event) read the Foo from before the write and sent a status
+// write that failed its optimistic lock: a request for nothing (in CI, a second status
+// PATCH at the end of an autoscaler's scale).
+func TestMemoriesKnowTheFooTheOperatorsStatusWriteReplaced(t *testing.T) {
+	g := NewWithT(t)
+	m := &memories{}
+	at := func(uid, resourceVersion string) *samplev1alpha1.Foo {
+		foo := newFoo("a", withIdentity(uid, 1))
+		foo.ResourceVersion = resourceVersion
+		return foo
+	}
+	g.Expect(m.predatesStatusWrite(at("uid-foo", "10"))).To(BeFalse(), "no status write yet")
+	m.statusWritten(at("uid-foo", "10"))
+	g.Expect(m.predatesStatusWrite(at("uid-foo", "10"))).To(BeTrue(), "the cache lags the write")
+	g.Expect(m.predatesStatusWrite(at("uid-foo", "10"))).To(BeTrue(), "on every pass until it shows it")
+
+	g.Expect(m.predatesStatusWrite(at("uid-foo", "11"))).To(BeFalse(), "the cache shows the write")
+	g.Expect(m.byFoo).To(BeEmpty(), "the memory of the write ends with it")
+
+	m.statusWritten(at("uid-foo", "12"))
+	g.Expect(m.predatesStatusWrite(at("uid-again", "12"))).To(BeFalse(), "a Foo created again under the name is another")
 }
 
 // takes plays writers taking field at the given offsets from start, the operator looking

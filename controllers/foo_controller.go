@@ -134,7 +134,8 @@ type FooReconciler struct {
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
 
-	// memory is what passes remember about Foos in a name conflict or a field contest.
+	// memory is what passes remember about Foos in a name conflict or a field contest, and
+	// the status writes the cache has not shown yet.
 	memory memories
 }
 

@@ -79,8 +79,11 @@ func newObservation(d *appsv1.Deployment, err error) observation {
 // or when the status will change without an event (scalingWait). The write carries the
 // cached Foo's resourceVersion: when the stored Foo is newer, the write fails, and the
 // newer Foo's watch event starts the pass that compares with it, so a stale cache can
-// neither skip a needed write nor overwrite a newer status.
+// neither skip a needed write nor overwrite a newer status. A write based on the Foo the
+// operator's own last status write replaced (a pass started while that write was under
+// way) would fail so too, and is not sent.
 func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1.Foo, obs observation) (time.Duration, error) {
+	ownWriteUnseen := r.memory.predatesStatusWrite(foo)
 	now := metav1.Now().Rfc3339Copy()
 	status := computeStatus(foo, obs, now)
 	scaling := scalingWait(obs, status, now.Time)
@@ -90,6 +93,10 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
 		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
 		return wait, nil
+	}
+	if ownWriteUnseen {
+		log.FromContext(ctx).V(1).Info("Foo is cached as it was before the operator's last status write; the write's watch event starts the next pass")
+		return 0, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
 	patch := client.MergeFromWithOptions(foo.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -103,6 +110,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	statusWrites.Inc()
+	r.memory.statusWritten(foo)
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
 		var related runtime.Object // an untyped nil when there is no Deployment

@@ -227,7 +227,8 @@ func serviceAccountConfig(sa *corev1.ServiceAccount) *rest.Config {
 	return cfg
 }
 
-// requestLog logs the requests of the manager: method and URL path.
+// requestLog logs the requests of the manager: method and URL path. The ones refused (a
+// Conflict, say) are also written to GinkgoWriter, which a failed spec prints.
 type requestLog struct {
 	mu  sync.Mutex
 	log []string
@@ -242,7 +243,11 @@ func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 		l.mu.Lock()
 		l.log = append(l.log, entry)
 		l.mu.Unlock()
-		return rt.RoundTrip(req)
+		resp, err := rt.RoundTrip(req)
+		if err == nil && resp.StatusCode >= http.StatusBadRequest {
+			GinkgoWriter.Printf("%s %s answered %d\n", time.Now().Format(time.StampMilli), entry, resp.StatusCode)
+		}
+		return resp, err
 	})
 }
 
