@@ -290,8 +290,8 @@ func (m *memories) fieldsHeld(foo *samplev1alpha1.Foo, deployment string, now ti
 	return err
 }
 
-// statusWritten records that the operator wrote the status of foo, the Foo its write
-// replaced.
+// statusWritten records that a status write of the operator replaced foo with a newer Foo;
+// not for a write that changed nothing, which no watch event follows.
 func (m *memories) statusWritten(foo *samplev1alpha1.Foo) {
 	m.update(foo, func(mem *fooMemory) { mem.statusWrittenOver = foo.ResourceVersion })
 }

@@ -738,6 +738,42 @@ func denyDeploymentsOf(ctx context.Context, ns, fooName string) *admissionregist
 	return config
 }
 
+// settled waits until foo has not changed for a progress report delay and a second, and
+// returns it.
+func settled(foo *samplev1alpha1.Foo) *samplev1alpha1.Foo {
+	GinkgoHelper()
+	var got *samplev1alpha1.Foo
+	Eventually(func(g Gomega) {
+		got = getFoo(g, foo)
+		g.Consistently(func(g Gomega) string { return getFoo(g, foo).ResourceVersion }, progressReportDelay+time.Second).
+			Should(Equal(got.ResourceVersion))
+	}).Should(Succeed())
+	return got
+}
+
+// undoStatusWrites puts a policy in force that undoes every status write of the Foos in
+// probe's namespace (undoStatusWebhook), probing with probe's. Deleting the returned
+// configuration lifts it.
+func undoStatusWrites(ctx context.Context, probe *samplev1alpha1.Foo) *admissionregistrationv1.MutatingWebhookConfiguration {
+	GinkgoHelper()
+	config := create(ctx, undoStatusWebhook(probe.Namespace))
+	DeferCleanup(func() error { return client.IgnoreNotFound(k8sClient.Delete(context.Background(), config)) })
+	Eventually(statusWriteUndone(probe)).Should(BeTrue())
+	return config
+}
+
+// statusWriteUndone reports whether a dry-run write of foo's status is undone: the API
+// server loads webhook configurations asynchronously.
+func statusWriteUndone(foo *samplev1alpha1.Foo) func(g Gomega) bool {
+	return func(g Gomega) bool {
+		probe := getFoo(g, foo)
+		patch := client.MergeFrom(probe.DeepCopy())
+		probe.Status.Replicas = 99
+		g.Expect(k8sClient.Status().Patch(context.Background(), probe, patch, client.DryRunAll)).To(Succeed())
+		return probe.Status.Replicas != 99
+	}
+}
+
 // reconcileCount is controller-runtime's count of finished reconciles of the Foo controller.
 func reconcileCount() float64 {
 	total := 0.0

@@ -552,6 +552,29 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(statusWrites()).To(HaveLen(1))
 	})
 
+	// A status write that a policy undoes changes nothing, and no watch event follows it: the
+	// operator must not wait for one before it writes the status again.
+	It("writes the status once a policy that undid its status writes is lifted", func() {
+		foo := converged(ctx, newFoo("undone", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		ready := settled(foo)
+		policy := undoStatusWrites(ctx, foo)
+		before := requests.count()
+		simulateRollout(ctx, ns, name, 2, false, withPodsLost(0))
+		Eventually(func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/undone/status") }).
+			ShouldNot(BeEmpty(), "the operator wrote the pods lost")
+		Expect(settled(foo).Status).To(Equal(ready.Status), "the policy undid every write; the last changed nothing")
+
+		Expect(k8sClient.Delete(ctx, policy)).To(Succeed())
+		Eventually(statusWriteUndone(foo)).Should(BeFalse())
+		simulateRollout(ctx, ns, name, 2, false, withPodsLost(0), withUpdatedReplicas(1))
+		Eventually(func(g Gomega) {
+			got := getFoo(g, foo)
+			g.Expect(got.Status.AvailableReplicas).To(BeZero())
+			g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, samplev1alpha1.ReadyCondition)).To(BeFalse())
+		}).Should(Succeed())
+	})
+
 	// Before: the old Deployment was deleted as soon as the new one had minimum
 	// availability, 2 of 4 pods serving.
 	It("deletes the Deployment of a renamed Foo only when the new one runs all its replicas", func() {

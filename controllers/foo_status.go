@@ -110,7 +110,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	statusWrites.Inc()
-	r.memory.statusWritten(foo)
+	if updated.ResourceVersion != foo.ResourceVersion { // a write that changed nothing has no watch event
+		r.memory.statusWritten(foo)
+	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
 	if after.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != after.Reason) {
 		var related runtime.Object // an untyped nil when there is no Deployment

@@ -33,6 +33,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // A policy engine's mutating admission, as Kyverno's verifyImages does it: it pins every
@@ -113,6 +115,49 @@ func denyWebhook(namespaces, objects *metav1.LabelSelector) *admissionregistrati
 	}
 }
 
+// A mutating admission that undoes every status write of a Foo, as a policy that guards a
+// field can: the write then changes nothing, so no watch event follows it.
+const undoStatusPath = "/undo-status"
+
+// undoStatusWebhook is a configuration that sends this process's webhook server the writes
+// of Foos' status in namespace ns.
+func undoStatusWebhook(ns string) *admissionregistrationv1.MutatingWebhookConfiguration {
+	opts := testEnv.WebhookInstallOptions
+	url := (&neturl.URL{Scheme: "https", Host: net.JoinHostPort(opts.LocalServingHost, strconv.Itoa(opts.LocalServingPort)), Path: undoStatusPath}).String()
+	return &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "undo-foo-status-"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:         "undo-status.policy.example.com",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: opts.LocalServingCAData},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{samplev1alpha1.GroupVersion.Group}, APIVersions: []string{"*"}, Resources: []string{"foos/status"}},
+			}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
+// undoStatus is that policy: the written Foo gets the status it had.
+func undoStatus(_ context.Context, req admission.Request) admission.Response {
+	foo, old := &unstructured.Unstructured{}, &unstructured.Unstructured{}
+	if err := foo.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if err := old.UnmarshalJSON(req.OldObject.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	foo.Object["status"] = old.Object["status"]
+	mutated, err := json.Marshal(foo.Object)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+}
+
 // serveWebhooks serves the suite's webhooks at the address envtest gave them, until the
 // suite ends.
 func serveWebhooks() {
@@ -121,6 +166,7 @@ func serveWebhooks() {
 	server := webhook.NewServer(webhook.Options{Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir})
 	server.Register(pinDigestsPath, &admission.Webhook{Handler: admission.HandlerFunc(pinDigests)})
 	server.Register(relabelPath, &admission.Webhook{Handler: admission.HandlerFunc(relabel)})
+	server.Register(undoStatusPath, &admission.Webhook{Handler: admission.HandlerFunc(undoStatus)})
 	server.Register(denyPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Denied(denyMessage)
 	})})
