@@ -95,13 +95,11 @@ const (
 // denyWebhook is a configuration that sends this process's webhook server the Deployment
 // writes in the namespaces and of the objects the selectors match.
 func denyWebhook(namespaces, objects *metav1.LabelSelector) *admissionregistrationv1.ValidatingWebhookConfiguration {
-	opts := testEnv.WebhookInstallOptions
-	url := (&neturl.URL{Scheme: "https", Host: net.JoinHostPort(opts.LocalServingHost, strconv.Itoa(opts.LocalServingPort)), Path: denyPath}).String()
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "deny-foo-deployments-"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         "deny.policy.example.com",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: opts.LocalServingCAData},
+			ClientConfig: localWebhook(denyPath),
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
@@ -122,13 +120,11 @@ const undoStatusPath = "/undo-status"
 // undoStatusWebhook is a configuration that sends this process's webhook server the writes
 // of Foos' status in namespace ns.
 func undoStatusWebhook(ns string) *admissionregistrationv1.MutatingWebhookConfiguration {
-	opts := testEnv.WebhookInstallOptions
-	url := (&neturl.URL{Scheme: "https", Host: net.JoinHostPort(opts.LocalServingHost, strconv.Itoa(opts.LocalServingPort)), Path: undoStatusPath}).String()
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "undo-foo-status-"},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:         "undo-status.policy.example.com",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: opts.LocalServingCAData},
+			ClientConfig: localWebhook(undoStatusPath),
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{samplev1alpha1.GroupVersion.Group}, APIVersions: []string{"*"}, Resources: []string{"foos/status"}},
@@ -156,6 +152,14 @@ func undoStatus(_ context.Context, req admission.Request) admission.Response {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+}
+
+// localWebhook is the client configuration of this process's webhook server at path, for a
+// configuration a spec creates (envtest installs only those of its WebhookInstallOptions).
+func localWebhook(path string) admissionregistrationv1.WebhookClientConfig {
+	opts := testEnv.WebhookInstallOptions
+	url := (&neturl.URL{Scheme: "https", Host: net.JoinHostPort(opts.LocalServingHost, strconv.Itoa(opts.LocalServingPort)), Path: path}).String()
+	return admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: opts.LocalServingCAData}
 }
 
 // serveWebhooks serves the suite's webhooks at the address envtest gave them, until the
