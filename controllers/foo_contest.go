@@ -202,6 +202,14 @@ type fooMemory struct {
 	statusWrittenOver string
 }
 
+// keep records c as the contest over field.
+func (mem *fooMemory) keep(field string, c *contest) {
+	if mem.contests == nil {
+		mem.contests = map[string]*contest{}
+	}
+	mem.contests[field] = c
+}
+
 // memories holds the fooMemory of each Foo, by namespace and name. Its methods are the only
 // writers of a fooMemory; each takes the Foo, the clock and the reconciler's recheck bounds.
 type memories struct {
@@ -251,7 +259,7 @@ func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, d *apps
 		dec := c.taken(taker, now, first, limit)
 		apply = dec.apply
 		if !apply && dec.degraded {
-			mem.contests[taker.field] = c
+			mem.keep(taker.field, c)
 			err = c.err(d.Name, taker.field, dec.wait, limit)
 		}
 	})
@@ -265,7 +273,7 @@ func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, d *
 		c := cmp.Or(mem.contests[taker.field], &contest{})
 		c.corrected(taker, now, limit)
 		c.correctedIn = versionOf(d)
-		mem.contests[taker.field] = c
+		mem.keep(taker.field, c)
 		if c.corrections > 1 {
 			err = c.err(d.Name, taker.field, c.backoff(first, limit), limit)
 		}
@@ -330,7 +338,7 @@ func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
 	mem := m.byFoo[key]
 	if mem == nil || mem.uid != foo.UID {
-		mem = &fooMemory{uid: foo.UID, contests: map[string]*contest{}}
+		mem = &fooMemory{uid: foo.UID} // most passes leave it empty: no map until a contest
 	}
 	f(mem)
 	if len(mem.contests) == 0 && mem.conflictSince.IsZero() && mem.statusWrittenOver == "" {
