@@ -55,26 +55,36 @@ check() {
 		fail "the CNI plugins are missing from /usr/lib/cni: make node-packages (installs Debian's containernetworking-plugins)"
 	grep -qw overlay /proc/filesystems || fail "the kernel has no overlay filesystem (containerd's snapshotter): modprobe overlay"
 	[ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ] || fail "no memory cgroup under /sys/fs/cgroup"
-	if [ -f "$owner" ] && [ "$(cat "$owner")" != "$dir" ] && [ -d "$(cat "$owner")/node" ] && ! alive "$(cat "$owner")/node"; then
-		# What a killed run left (none of its processes runs): take it down as its own down would.
-		echo "real node: removing what an interrupted run left in $(cat "$owner")" >&2
-		LOCAL_CLUSTER_DIR=$(cat "$owner") "$0" down >&2
+	# The owner file names the checkout whose real node this machine runs. One of another
+	# checkout (a second run, or one whose checkout was deleted under it) blocks this one;
+	# what a killed run left (none of its processes runs) goes as its own down would take it.
+	local other
+	other=$(cat "$owner" 2>/dev/null || true)
+	if [ -n "$other" ] && [ "$other" != "$dir" ] && ! alive "$other/node"; then
+		echo "real node: removing what an interrupted run left in $other" >&2
+		LOCAL_CLUSTER_DIR=$other "$0" down >&2
+		other=
 	fi
-	if [ -d /sys/fs/cgroup/memory/kubepods ] && [ ! -f "$owner" ]; then
+	if [ -d /sys/fs/cgroup/memory/kubepods ] && [ -z "$other" ]; then
 		fail "another kubelet runs on this machine (/sys/fs/cgroup/memory/kubepods is not ours)"
 	fi
-	if [ -f "$owner" ] && [ "$(cat "$owner")" != "$dir" ] && [ -d "$(cat "$owner")/node" ]; then
-		fail "the real node of $(cat "$owner") runs on this machine; stop it first (LOCAL_CLUSTER_DIR=$(cat "$owner") hack/local-cluster.sh down)"
+	if [ -n "$other" ] && [ "$other" != "$dir" ]; then
+		[ -d "$other" ] || fail "the real node of $other runs on this machine, though that directory is gone; stop it first (LOCAL_CLUSTER_DIR=$other hack/real-node.sh down)"
+		fail "the real node of $other runs on this machine; stop it first (LOCAL_CLUSTER_DIR=$other hack/local-cluster.sh down)"
+	fi
+	if [ "$other" != "$dir" ] && ip link show "$bridge" >/dev/null 2>&1; then
+		fail "the bridge $bridge exists, but no real node of this project runs; if nothing else uses it, remove it (ip link del $bridge)"
 	fi
 }
 
-# alive NODE_DIR: whether any process the node in NODE_DIR started still runs.
+# alive NODE_DIR: whether any process the node in NODE_DIR started still runs. Each names a
+# file of NODE_DIR on its command line, which outlives the directory and its pid files.
 alive() {
 	local pidfile
 	for pidfile in "$1"/*.pid; do
 		[ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && return 0
 	done
-	return 1
+	pgrep -f "$1/" >/dev/null
 }
 
 host_ip() {
@@ -403,6 +413,10 @@ down() {
 	done
 	for pidfile in "$node"/{containerd,node,registry}.pid; do
 		[ -f "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+	done
+	# Without pid files (a checkout deleted under a running node), by command line (alive).
+	for pid in $(pgrep -f "$node/" 2>/dev/null); do
+		kill -9 "$pid" 2>/dev/null || true
 	done
 	sleep 0.5
 	# The kubelet's cgroups (cgroupfs driver), deepest first.

@@ -778,6 +778,7 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	}}
 	progress("%s: starting a fresh cluster", label)
 	down := func() { _ = cl.Down() }
+	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
 	down()
 	if err := startOneAtATime(cl.Cluster); err != nil {
 		// On a loaded machine a component may miss its deadline (the node's readiness):
@@ -785,10 +786,9 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 		progress("%s: the cluster did not start (%v); starting another", label, err)
 		down()
 		if err := startOneAtATime(cl.Cluster); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 	}
-	fail := func(err error) (*cluster, func(), error) { down(); return nil, nil, err }
 	if _, err := framework.Run(framework.Root(), nil, nil, "bin/kubectl", "--kubeconfig", cl.Kubeconfig(), "apply", "--server-side", "-f", c.crd); err != nil {
 		return fail(fmt.Errorf("install the CRD: %w", err))
 	}

@@ -65,8 +65,8 @@ func loadSpecs() {
 	BeforeAll(func() {
 		By("starting a cluster with a real node for the operator and a simulated one for its operands")
 		Expect(loadCluster.Down()).To(Succeed())
+		DeferCleanup(func() { Expect(loadCluster.Down()).To(Succeed()) }) // also after a failed Up
 		Expect(loadCluster.Up()).To(Succeed())
-		DeferCleanup(func() { Expect(loadCluster.Down()).To(Succeed()) })
 		// The helpers of the suite (createFoos, expectConverged, readAudit) use the suite's
 		// cluster and clients: these specs point them at this cluster, and back after.
 		suiteCluster, suiteCfg, suiteK8s, suiteClientset := cluster, cfg, k8s, clientset

@@ -92,7 +92,7 @@ func StartEnv(cluster *framework.Cluster, opts EnvOptions) *Env {
 	if opts.Fresh {
 		gomega.Expect(cluster.Down()).To(gomega.Succeed())
 	}
-	gomega.Expect(cluster.Up()).To(gomega.Succeed())
+	// Before Up: a cluster that failed half-way up is taken down too.
 	ginkgo.DeferCleanup(func() {
 		gomega.Expect(cluster.Down()).To(gomega.Succeed())
 		if cluster.RealNode {
@@ -100,6 +100,7 @@ func StartEnv(cluster *framework.Cluster, opts EnvOptions) *Env {
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "what the real node left behind:\n%s", out)
 		}
 	})
+	gomega.Expect(cluster.Up()).To(gomega.Succeed())
 	if opts.OLM {
 		gomega.Expect(cluster.OLMUp()).To(gomega.Succeed())
 	}
