@@ -18,11 +18,13 @@ limitations under the License.
 // bare client (the least work that converges Foos), each on a fresh local cluster (kwok,
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
 // contender of a configuration runs under the same client limits; each figure is the
-// median of -repeats runs, the repeats interleaved. It fails when a contender sent more
+// median of -repeats runs, the repeats interleaved; CPU profiles and the operator's
+// workqueue depth are taken in the last repeat only, and the memory after convergence is
+// read in the others (the profiles add to it). It fails when a contender sent more
 // requests than its client limits let through. Run it with `make bench`, on a working
 // tree that is its commit (-dirty for a development run, whose report goes to -out).
 //
-//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile=false] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -68,6 +70,7 @@ func main() {
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
+	profile := flag.Bool("profile", true, "take CPU profiles (the operator's and kube-apiserver's) and the operator's workqueue depth while converging, in the last repeat")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
@@ -127,7 +130,7 @@ func main() {
 				if slices.Contains(idleNs, n) {
 					idleFor = *idle
 				}
-				rs, err := measureAll(config, n, idleFor)
+				rs, err := measureAll(config, n, idleFor, *profile && repeat == *repeats)
 				check(err)
 				runs = append(runs, rs...)
 			}
@@ -164,14 +167,14 @@ func verifyLimits(runs []result) error {
 }
 
 // measureAll measures each contender of config with n Foos, one after the other or side by
-// side.
-func measureAll(config configuration, n int, idle time.Duration) ([]result, error) {
+// side, profiling their convergence when profiled.
+func measureAll(config configuration, n int, idle time.Duration, profiled bool) ([]result, error) {
 	rs := make([]result, len(config.contenders))
 	errs := make([]error, len(config.contenders))
 	var wg sync.WaitGroup
 	for i, name := range config.contenders {
 		m := func() {
-			if rs[i], errs[i] = measure(contenders[name], config.limits, n, idle); errs[i] != nil {
+			if rs[i], errs[i] = measure(contenders[name], config.limits, n, idle, profiled); errs[i] != nil {
 				errs[i] = fmt.Errorf("%s (%v), %d Foos: %w", name, config.limits, n, errs[i])
 			}
 		}

@@ -338,8 +338,11 @@ type result struct {
 	// converging (the operator's metrics).
 	workers int
 	queue   queueFigures
-	// cpuProfile and apiserverProfile are CPU profiles of the operator and of kube-apiserver
-	// from the Foos' creation on while they converged.
+	// profiled: cpuProfile and apiserverProfile are CPU profiles of the operator and of
+	// kube-apiserver from the Foos' creation on while they converged, and queue.maxDepth
+	// the operator's deepest workqueue then. They add to mem and peakRSS (the profile's
+	// buffers, the depth reads' metrics encoding): the report takes those from runs without.
+	profiled                     bool
 	cpuProfile, apiserverProfile cpuFigures
 }
 
@@ -390,17 +393,20 @@ type run struct {
 	t       *tracker
 	label   string
 	timeout time.Duration
-	p       *framework.Process
+	// profiled: profile the convergence (result.profiled).
+	profiled bool
+	p        *framework.Process
 	// lives are when each of its processes ran; peakRSS the highest VmHWM of any.
 	lives   []span
 	peakRSS int64
 }
 
 // measure runs one contender with n Foos under limits l on a fresh cluster through every
-// scenario; the idle scenario watches it for idle (none when zero).
-func measure(c contender, l limits, n int, idle time.Duration) (result, error) {
-	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets}
-	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
+// scenario; the idle scenario watches it for idle (none when zero). profiled: profile its
+// convergence.
+func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (result, error) {
+	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: profiled}
+	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l), profiled: profiled}
 	cl, down, err := startCluster(c, n, u.label)
 	if err != nil {
 		return r, err
@@ -579,7 +585,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 		close(done)
 		return began, converged, fmt.Errorf("create Foos: %w", err)
 	}
-	profiles := profileConvergence(u.c, u.cl, done)
+	profiles := func() (cpuFigures, cpuFigures, error) { return cpuFigures{}, cpuFigures{}, nil }
+	if u.profiled {
+		profiles = profileConvergence(u.c, u.cl, done)
+	}
 	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
 	converged = time.Now()
 	close(done)
@@ -630,10 +639,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 }
 
 // sampleDepth reads the operator's workqueue depth every depthSampleInterval until done is
-// closed; the function it returns waits for that and returns the deepest it saw. A failed
-// read is left for the next.
+// closed, in a profiled run; the function it returns waits for that and returns the deepest
+// it saw. A failed read is left for the next.
 func (u *run) sampleDepth(done <-chan struct{}) func() int {
-	if !u.c.scraped {
+	if !u.c.scraped || !u.profiled {
 		return func() int { return 0 }
 	}
 	deepest := make(chan int, 1)

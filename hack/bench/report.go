@@ -38,7 +38,7 @@ import (
 )
 
 // readingGuide says what the figures are, and where the operator's differ from the bare client's.
-const readingGuide = `How to read it:
+var readingGuide = `How to read it:
 
 - Each cell is the median of the repeats, with the lowest and highest in brackets.
 - Requests are every request the contender sent, as kube-apiserver's audit log records them
@@ -93,6 +93,12 @@ const readingGuide = `How to read it:
 - Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
   executable (B6 gives its size). The operator's Go figures are its own go_memstats metrics, and
   its heap profile, by what holds it, after the tables.
+- The profiles of "where the time goes" (CPU profiles of the operator and of kube-apiserver,
+  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken in
+  the last repeat only, of every contender alike. They add to the operator's memory, and the
+  other contenders have no such endpoints: the memory after convergence, the peak RSS and the
+  Go runtime's figures are the medians of the other repeats (with one repeat, of that one,
+  profiled).
 
 `
 
@@ -249,11 +255,11 @@ func table(b *strings.Builder, g *group) {
 	line("B5 restart: until a pass over every Foo", duration(func(r result) time.Duration { return r.restart }))
 	line("B5 CPU of that restart", duration(func(r result) time.Duration { return r.restartCPU }))
 	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
-	line("B6 RSS after convergence", mib(func(r result) int64 { return r.mem.rss }))
-	line("B6 anonymous memory after convergence", mib(func(r result) int64 { return r.mem.anon }))
-	line("B6 peak RSS (VmHWM, the highest of its processes over the run)", mib(func(r result) int64 { return r.peakRSS }))
+	line("B6 RSS after convergence (repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.mem.rss })))
+	line("B6 anonymous memory after convergence (repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.mem.anon })))
+	line("B6 peak RSS (VmHWM, the highest of its processes over the run; repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.peakRSS })))
 	line("B6 size of the executable (the RSS beyond the anonymous part are its pages)", mib(func(r result) int64 { return r.exe }))
-	line("B6 the Go runtime's memory ("+goMemoryLabels()+"; go_memstats, from runtime/metrics)", func(rs []result) string {
+	line("B6 the Go runtime's memory ("+goMemoryLabels()+"; go_memstats, from runtime/metrics, after convergence; repeats without profiles)", unprofiledRuns(func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
@@ -262,7 +268,7 @@ func table(b *strings.Builder, g *group) {
 			cells[i] = spread(rs, func(r result) float64 { return r.goMem[m.name] / (1 << 20) }, func(v float64) string { return fmt.Sprintf("%.1f MiB", v) })
 		}
 		return strings.Join(cells, "; ")
-	})
+	}))
 	line("B6 RSS after the restart", mib(func(r result) int64 { return r.restartMem.rss }))
 	line("B6 anonymous memory after the restart", mib(func(r result) int64 { return r.restartMem.anon }))
 	line(fmt.Sprintf("B7 RSS after a restart with %d unrelated Deployments and ConfigMaps", unrelatedObjects), mib(func(r result) int64 { return r.unrelatedMem.rss }))
@@ -305,15 +311,33 @@ func table(b *strings.Builder, g *group) {
 			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return twoDigits(time.Duration(v * float64(time.Second))).String() })
 		}
 	}
-	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
+	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, the profiled repeat); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
-		return count(func(r result) float64 { return float64(r.queue.maxDepth) })(rs) + "; " +
+		deepest := "not sampled"
+		if profiled := slices.DeleteFunc(slices.Clone(rs), func(r result) bool { return !r.profiled }); len(profiled) > 0 {
+			deepest = count(func(r result) float64 { return float64(r.queue.maxDepth) })(profiled)
+		}
+		return deepest + "; " +
 			short(func(r result) time.Duration { return r.queue.waitP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.waitP99 })(rs) + "; " +
 			short(func(r result) time.Duration { return r.queue.workP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.workP99 })(rs)
 	})
 	b.WriteString("\n")
+}
+
+// unprofiledRuns makes cell read only the runs whose convergence was not profiled
+// (result.profiled), or all when every run was.
+func unprofiledRuns(cell func([]result) string) func([]result) string {
+	return func(rs []result) string { return cell(unprofiled(rs)) }
+}
+
+// unprofiled are the runs of rs whose convergence was not profiled, or rs when every one was.
+func unprofiled(rs []result) []result {
+	if out := slices.DeleteFunc(slices.Clone(rs), func(r result) bool { return r.profiled }); len(out) > 0 {
+		return out
+	}
+	return rs
 }
 
 // median, low and high of values.
@@ -436,10 +460,10 @@ func slopes(b *strings.Builder, gs []*group) {
 					header = true
 				}
 				rss := func(g *group) float64 {
-					return medianOf(g.runs[name], func(r result) float64 { return float64(r.mem.rss) })
+					return medianOf(unprofiled(g.runs[name]), func(r result) float64 { return float64(r.mem.rss) })
 				}
 				anon := func(g *group) float64 {
-					return medianOf(g.runs[name], func(r result) float64 { return float64(r.mem.anon) })
+					return medianOf(unprofiled(g.runs[name]), func(r result) float64 { return float64(r.mem.anon) })
 				}
 				dn := float64(last.n - first.n)
 				slope, anonSlope := (rss(last)-rss(first))/dn, (anon(last)-anon(first))/dn
@@ -535,7 +559,7 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 					{"anonymous memory after convergence", func(r result) float64 { return float64(r.mem.anon) }},
 					{"RSS after a restart", func(r result) float64 { return float64(r.restartMem.rss) }},
 				} {
-					op, ref := median(g, "operator", m.f), median(sc, "sample-controller", m.f)
+					op, ref := medianOf(unprofiled(g.runs["operator"]), m.f), medianOf(unprofiled(sc.runs["sample-controller"]), m.f)
 					row(fmt.Sprintf("%s at most sample-controller's (at its %v)", m.what, sc.limits), g, "operator",
 						fmt.Sprintf("%.1f MiB", op/(1<<20)), fmt.Sprintf("%.1f MiB", ref/(1<<20)), op <= ref)
 				}
@@ -563,11 +587,11 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 
 // whereTheTimeGoes writes, for each configuration and number of Foos the operator ran at,
 // its last repeat's workqueue and CPU profiles while converging, beside kube-apiserver's
-// profile of each contender's cluster.
+// profile of each contender's cluster, when that repeat was profiled.
 func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 	for _, g := range gs {
 		rs := g.runs["operator"]
-		if rs == nil {
+		if rs == nil || !rs[len(rs)-1].profiled {
 			continue
 		}
 		op := rs[len(rs)-1]
@@ -689,7 +713,7 @@ func plotRuns(gs []*group, path string) error {
 			}
 		}
 	}
-	panel := func(title, y string, value func(result) float64) (*plot.Plot, error) {
+	panel := func(title, y string, value func(result) float64, pick func([]result) []result) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, "Foos", y
 		p.Legend.Top = true
@@ -697,7 +721,7 @@ func plotRuns(gs []*group, path string) error {
 			var m medians
 			for _, g := range gs {
 				if rs := g.runs[l.name]; g.limits == l.limits && rs != nil {
-					med, low, high := stats(values(rs, value))
+					med, low, high := stats(values(pick(rs), value))
 					m.XYs = append(m.XYs, plotter.XY{X: float64(g.n), Y: med})
 					m.YErrors = append(m.YErrors, struct{ Low, High float64 }{med - low, high - med})
 				}
@@ -717,11 +741,11 @@ func plotRuns(gs []*group, path string) error {
 		}
 		return p, nil
 	}
-	converge, err := panel("B1 convergence", "seconds", func(r result) float64 { return r.converge.Seconds() })
+	converge, err := panel("B1 convergence", "seconds", func(r result) float64 { return r.converge.Seconds() }, func(rs []result) []result { return rs })
 	if err != nil {
 		return err
 	}
-	mem, err := panel("B6 RSS after convergence", "MiB", func(r result) float64 { return float64(r.mem.rss) / (1 << 20) })
+	mem, err := panel("B6 RSS after convergence (repeats without profiles)", "MiB", func(r result) float64 { return float64(r.mem.rss) / (1 << 20) }, unprofiled)
 	if err != nil {
 		return err
 	}

@@ -36,3 +36,14 @@ func TestRecurring(t *testing.T) {
 		}
 	}
 }
+
+func TestUnprofiled(t *testing.T) {
+	rs := []result{{n: 1}, {n: 2}, {n: 3, profiled: true}}
+	if got := unprofiled(rs); len(got) != 2 || got[0].n != 1 || got[1].n != 2 {
+		t.Errorf("unprofiled of two runs and a profiled one = %+v, want the two", got)
+	}
+	one := []result{{n: 1, profiled: true}}
+	if got := unprofiled(one); len(got) != 1 || got[0].n != 1 {
+		t.Errorf("unprofiled of a single profiled run = %+v, want that run", got)
+	}
+}
