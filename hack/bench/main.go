@@ -18,13 +18,14 @@ limitations under the License.
 // bare client (the least work that converges Foos), each on a fresh local cluster (kwok,
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
 // contender of a configuration runs under the same client limits; each figure is the
-// median of -repeats runs, the repeats interleaved; CPU profiles and the operator's
-// workqueue depth are taken in the last repeat only, and the memory after convergence is
-// read in the others (the profiles add to it). It fails when a contender sent more
+// median of -repeats runs, the repeats interleaved. CPU profiles and the operator's workqueue
+// depth are taken at the numbers of Foos of -profile-n only, in the last repeat, since they add
+// to the operator's memory: with more than one repeat, the memory after convergence is of the
+// others. It fails when a contender sent more
 // requests than its client limits let through. Run it with `make bench`, on a working
 // tree that is its commit (-dirty for a development run, whose report goes to -out).
 //
-//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile=false] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -70,7 +71,7 @@ func main() {
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
-	profile := flag.Bool("profile", true, "take CPU profiles (the operator's and kube-apiserver's) and the operator's workqueue depth while converging, in the last repeat")
+	profileSizes := flag.String("profile-n", "2000,10000", "comma-separated numbers of Foos at which the convergence is profiled (the operator's and kube-apiserver's CPU, the operator's workqueue depth), in the last repeat; empty for none")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
@@ -87,6 +88,8 @@ func main() {
 	equalNs, err := numbers(*equalSizes)
 	check(err)
 	idleNs, err := numbers(*idleSizes)
+	check(err)
+	profileNs, err := numbers(*profileSizes)
 	check(err)
 	if *idleSizes == "" && len(ns) > 0 {
 		idleNs = []int{slices.Max(ns)}
@@ -130,7 +133,7 @@ func main() {
 				if slices.Contains(idleNs, n) {
 					idleFor = *idle
 				}
-				rs, err := measureAll(config, n, idleFor, *profile && repeat == *repeats)
+				rs, err := measureAll(config, n, idleFor, repeat == *repeats && slices.Contains(profileNs, n))
 				check(err)
 				runs = append(runs, rs...)
 			}

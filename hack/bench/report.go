@@ -94,11 +94,11 @@ var readingGuide = `How to read it:
   executable (B6 gives its size). The operator's Go figures are its own go_memstats metrics, and
   its heap profile, by what holds it, after the tables.
 - The profiles of "where the time goes" (CPU profiles of the operator and of kube-apiserver,
-  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken in
-  the last repeat only, of every contender alike. They add to the operator's memory, and the
-  other contenders have no such endpoints: the memory after convergence, the peak RSS and the
-  Go runtime's figures are the medians of the other repeats (with one repeat, of that one,
-  profiled).
+  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken only
+  at the numbers of Foos of ` + "`-profile-n`" + `, in the last repeat, of every contender alike.
+  They add to the operator's memory, and the other contenders have no such endpoints: at those numbers of Foos the memory after convergence, the peak RSS and the
+  Go runtime's figures are the medians of the other repeats, or of the profiled run when there
+  is only one (the rows say "profiled").
 
 `
 
@@ -255,11 +255,11 @@ func table(b *strings.Builder, g *group) {
 	line("B5 restart: until a pass over every Foo", duration(func(r result) time.Duration { return r.restart }))
 	line("B5 CPU of that restart", duration(func(r result) time.Duration { return r.restartCPU }))
 	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
-	line("B6 RSS after convergence (repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.mem.rss })))
-	line("B6 anonymous memory after convergence (repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.mem.anon })))
-	line("B6 peak RSS (VmHWM, the highest of its processes over the run; repeats without profiles)", unprofiledRuns(mib(func(r result) int64 { return r.peakRSS })))
+	line("B6 RSS after convergence", unprofiledRuns(mib(func(r result) int64 { return r.mem.rss })))
+	line("B6 anonymous memory after convergence", unprofiledRuns(mib(func(r result) int64 { return r.mem.anon })))
+	line("B6 peak RSS (VmHWM, the highest of its processes over the run)", unprofiledRuns(mib(func(r result) int64 { return r.peakRSS })))
 	line("B6 size of the executable (the RSS beyond the anonymous part are its pages)", mib(func(r result) int64 { return r.exe }))
-	line("B6 the Go runtime's memory ("+goMemoryLabels()+"; go_memstats, from runtime/metrics, after convergence; repeats without profiles)", unprofiledRuns(func(rs []result) string {
+	line("B6 the Go runtime's memory ("+goMemoryLabels()+"; go_memstats, from runtime/metrics, after convergence)", unprofiledRuns(func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
@@ -311,7 +311,7 @@ func table(b *strings.Builder, g *group) {
 			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return twoDigits(time.Duration(v * float64(time.Second))).String() })
 		}
 	}
-	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, the profiled repeat); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
+	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, in the profiled run); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
@@ -327,9 +327,20 @@ func table(b *strings.Builder, g *group) {
 }
 
 // unprofiledRuns makes cell read only the runs whose convergence was not profiled
-// (result.profiled), or all when every run was.
+// (result.profiled), or all of them, marked so, when every run was.
 func unprofiledRuns(cell func([]result) string) func([]result) string {
-	return func(rs []result) string { return cell(unprofiled(rs)) }
+	return func(rs []result) string {
+		u := unprofiled(rs)
+		return cell(u) + profiledMark(u)
+	}
+}
+
+// profiledMark marks figures of profiled runs.
+func profiledMark(rs []result) string {
+	if rs[0].profiled {
+		return " (profiled)"
+	}
+	return ""
 }
 
 // unprofiled are the runs of rs whose convergence was not profiled, or rs when every one was.
@@ -559,9 +570,10 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 					{"anonymous memory after convergence", func(r result) float64 { return float64(r.mem.anon) }},
 					{"RSS after a restart", func(r result) float64 { return float64(r.restartMem.rss) }},
 				} {
-					op, ref := medianOf(unprofiled(g.runs["operator"]), m.f), medianOf(unprofiled(sc.runs["sample-controller"]), m.f)
+					ops, refs := unprofiled(g.runs["operator"]), unprofiled(sc.runs["sample-controller"])
+					op, ref := medianOf(ops, m.f), medianOf(refs, m.f)
 					row(fmt.Sprintf("%s at most sample-controller's (at its %v)", m.what, sc.limits), g, "operator",
-						fmt.Sprintf("%.1f MiB", op/(1<<20)), fmt.Sprintf("%.1f MiB", ref/(1<<20)), op <= ref)
+						fmt.Sprintf("%.1f MiB%s", op/(1<<20), profiledMark(ops)), fmt.Sprintf("%.1f MiB%s", ref/(1<<20), profiledMark(refs)), op <= ref)
 				}
 			}
 		}
@@ -745,7 +757,7 @@ func plotRuns(gs []*group, path string) error {
 	if err != nil {
 		return err
 	}
-	mem, err := panel("B6 RSS after convergence (repeats without profiles)", "MiB", func(r result) float64 { return float64(r.mem.rss) / (1 << 20) }, unprofiled)
+	mem, err := panel("B6 RSS after convergence", "MiB", func(r result) float64 { return float64(r.mem.rss) / (1 << 20) }, unprofiled)
 	if err != nil {
 		return err
 	}
