@@ -72,7 +72,7 @@ check() {
 		[ -d "$other" ] || fail "the real node of $other runs on this machine, though that directory is gone; stop it first (LOCAL_CLUSTER_DIR=$other hack/real-node.sh down)"
 		fail "the real node of $other runs on this machine; stop it first (LOCAL_CLUSTER_DIR=$other hack/local-cluster.sh down)"
 	fi
-	if [ "$other" != "$dir" ] && ip link show "$bridge" >/dev/null 2>&1; then
+	if [ -z "$other" ] && ip link show "$bridge" >/dev/null 2>&1; then
 		fail "the bridge $bridge exists, but no real node of this project runs; if nothing else uses it, remove it (ip link del $bridge)"
 	fi
 }
