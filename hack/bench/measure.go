@@ -62,7 +62,7 @@ type contender struct {
 	// passes is how many passes over a Foo (reconciles, syncs) p made since it started.
 	passes func(p *framework.Process, m *metricsClient) (int, error)
 	// scraped: a Prometheus scrapes its metrics every scrapeInterval, as in production, and
-	// it serves Go's profiles (the operator).
+	// it can serve Go's profiles (the operator: run.start).
 	scraped bool
 	// prepare creates what its install ships beside it, before it starts; nil for nothing.
 	prepare func(kube kubernetes.Interface) error
@@ -136,8 +136,7 @@ var contenders = map[string]contender{
 
 // operatorCommand is the operator as config/manager runs it: its flags, and its environment
 // (the memory limit the Go runtime derives its soft limit from), with the listeners on
-// the loopback interface, the Lease in the benchmark's namespace, the client limits l, and
-// Go's profiles served for the profiles in the report.
+// the loopback interface, the Lease in the benchmark's namespace and the client limits l.
 func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	raw, err := os.ReadFile(filepath.Join(framework.Root(), "config", "manager", "manager.yaml"))
 	if err != nil {
@@ -157,7 +156,7 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		return nil, nil, fmt.Errorf("config/manager/manager.yaml has no Deployment with a container named manager")
 	}
 	args := []string{manager, "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
-		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst), "--pprof-bind-address=" + operatorPprof,
+		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst),
 		fmt.Sprintf("--max-concurrent-reconciles=%d", workers)}
 	for _, a := range c.Args {
 		switch name, _, _ := strings.Cut(a, "="); name {
@@ -418,7 +417,7 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	if u.t, err = track(ctx, cl); err != nil {
 		return r, err
 	}
-	if err := u.start("contender.log"); err != nil {
+	if err := u.start("contender.log", u.profiled); err != nil {
 		return r, err
 	}
 	defer func() { _ = u.stop() }()
@@ -460,7 +459,7 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	drifted := time.Now()
 
 	progress("%s: restarting it", u.label)
-	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log"); err != nil {
+	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log", false); err != nil {
 		return r, err
 	}
 	restarted := time.Now()
@@ -469,14 +468,14 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	if err := addUnrelated(ctx, cl.kube); err != nil {
 		return r, err
 	}
-	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log"); err != nil {
+	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log", false); err != nil {
 		return r, err
 	}
 	if c.scraped {
 		// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB,
 		// and sampling more often costs memory, so not in the runs above.
 		progress("%s: restarting it with one allocation per %d bytes profiled", u.label, memProfileRate)
-		if _, _, _, err = u.restart("contender-profiled.log", fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
+		if _, _, _, err = u.restart("contender-profiled.log", true, fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
 			return r, err
 		}
 		if r.heapTop, r.heapBy, err = heapProfile(cl.Dir); err != nil {
@@ -855,11 +854,16 @@ func startOneAtATime(c *framework.Cluster) error {
 	return c.Up()
 }
 
-// start starts the contender, its output in logName in the cluster's directory.
-func (u *run) start(logName string, extraEnv ...string) error {
+// start starts the contender, its output in logName in the cluster's directory; the
+// operator serves Go's profiles when profiles is set.
+func (u *run) start(logName string, profiles bool, extraEnv ...string) error {
 	command, env, err := u.c.command(u.cl.Kubeconfig(), u.l)
 	if err != nil {
 		return err
+	}
+	if profiles && u.c.scraped {
+		// Not otherwise: the operator ships without them.
+		command = append(command, "--pprof-bind-address="+operatorPprof)
 	}
 	if u.p, err = framework.Start(filepath.Join(u.cl.Dir, logName), append(env, extraEnv...), command[0], command[1:]...); err != nil {
 		return fmt.Errorf("start %s: %w", u.c.name, err)
@@ -910,15 +914,15 @@ func (u *run) waitWorkers() error {
 	}
 }
 
-// restart stops the contender and starts it again (with extraEnv added to its
-// environment), and returns the time and CPU time until it made a pass over each of the
+// restart stops the contender and starts it again (serving profiles when profiles is set,
+// with extraEnv added to its environment), and returns the time and CPU time until it made a pass over each of the
 // Foos, and its memory then.
-func (u *run) restart(logName string, extraEnv ...string) (took, cpu time.Duration, mem memory, err error) {
+func (u *run) restart(logName string, profiles bool, extraEnv ...string) (took, cpu time.Duration, mem memory, err error) {
 	if err := u.stop(); err != nil {
 		return 0, 0, memory{}, err
 	}
 	began := time.Now()
-	if err := u.start(logName, extraEnv...); err != nil {
+	if err := u.start(logName, profiles, extraEnv...); err != nil {
 		return 0, 0, memory{}, err
 	}
 	for {

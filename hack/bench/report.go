@@ -53,7 +53,9 @@ var readingGuide = `How to read it:
   phase that caused them. The "until the last event" rows give how long they took.
 - The operator runs as config/manager ships it: leader election, the authenticated HTTPS metrics
   endpoint, the memory limit it derives its Go soft limit from; only its client limits change
-  with the configuration ("shipped" marks the limits its --help gives as its defaults).
+  with the configuration ("shipped" marks the limits its --help gives as its defaults). It
+  serves Go's profiles (--pprof-bind-address, off as shipped) only in the profiled runs and
+  the heap profile's restart.
   sample-controller has no flag for its client limits: it appears only at client-go's defaults
   (5 requests per second, bursts of 10).
 - Client limits are checked, not assumed: a token bucket of qps Q and burst B lets through at
