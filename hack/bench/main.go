@@ -19,11 +19,11 @@ limitations under the License.
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
 // contender of a configuration runs under the same client limits; each figure is the
 // median of -repeats runs, the repeats interleaved. CPU profiles and the operator's workqueue
-// depth are taken at the numbers of Foos of -profile-n only, in the last repeat, since they add
-// to the operator's memory: with more than one repeat, the memory after convergence is of the
-// others. It fails when a contender sent more
-// requests than its client limits let through. Run it with `make bench`, on a working
-// tree that is its commit (-dirty for a development run, whose report goes to -out).
+// depth are taken at the numbers of Foos of -profile-n only, in the last repeat, since they
+// add to the operator's memory: with more than one repeat, the memory after convergence is of
+// the others. It fails when a contender sent more requests than its client limits let
+// through. Run it with `make bench`, on a working tree that is its commit (-dirty for a
+// development run, whose report goes to -out).
 //
 //	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process

@@ -915,8 +915,8 @@ func (u *run) waitWorkers() error {
 }
 
 // restart stops the contender and starts it again (serving profiles when profiles is set,
-// with extraEnv added to its environment), and returns the time and CPU time until it made a pass over each of the
-// Foos, and its memory then.
+// with extraEnv added to its environment), and returns the time and CPU time until it made
+// a pass over each of the Foos, and its memory then.
 func (u *run) restart(logName string, profiles bool, extraEnv ...string) (took, cpu time.Duration, mem memory, err error) {
 	if err := u.stop(); err != nil {
 		return 0, 0, memory{}, err

@@ -96,11 +96,12 @@ var readingGuide = `How to read it:
   executable (B6 gives its size). The operator's Go figures are its own go_memstats metrics, and
   its heap profile, by what holds it, after the tables.
 - The profiles of "where the time goes" (CPU profiles of the operator and of kube-apiserver,
-  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken only
-  at the numbers of Foos of ` + "`-profile-n`" + `, in the last repeat, of every contender alike.
-  They add to the operator's memory, and the other contenders have no such endpoints: at those numbers of Foos the memory after convergence, the peak RSS and the
-  Go runtime's figures are the medians of the other repeats, or of the profiled run when there
-  is only one (the rows say "profiled").
+  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken
+  only at the numbers of Foos of ` + "`-profile-n`" + `, in the last repeat, of every contender
+  alike. They add to the operator's memory, and the other contenders have no such endpoints:
+  at those numbers of Foos the memory after convergence, the peak RSS and the Go runtime's
+  figures are the medians of the other repeats, or of the profiled run when there is only one
+  (the cells say "profiled").
 
 `
 
