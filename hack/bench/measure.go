@@ -471,9 +471,13 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log", false); err != nil {
 		return r, err
 	}
+	if err := u.stop(); err != nil {
+		return r, err
+	}
+	r.peakRSS = u.peakRSS
 	if c.scraped {
 		// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB,
-		// and sampling more often costs memory, so not in the runs above.
+		// and sampling more often costs memory, so not in the runs above, nor in the peak.
 		progress("%s: restarting it with one allocation per %d bytes profiled", u.label, memProfileRate)
 		if _, _, _, err = u.restart("contender-profiled.log", true, fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
 			return r, err
@@ -481,11 +485,10 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 		if r.heapTop, r.heapBy, err = heapProfile(cl.Dir); err != nil {
 			return r, err
 		}
+		if err := u.stop(); err != nil {
+			return r, err
+		}
 	}
-	if err := u.stop(); err != nil {
-		return r, err
-	}
-	r.peakRSS = u.peakRSS
 
 	if err := u.countRequests(&r, phases{began, converged, convergeQuiet, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted}); err != nil {
 		return r, err

@@ -76,7 +76,7 @@ var readingGuide = `How to read it:
   last of them, from before the benchmark's first request.
 - CPU per 1,000 Foos is the contender's utime + stime (/proc/PID/stat) from the first Foo created
   until the last was ready, per 1,000 Foos. Peak RSS is the highest VmHWM of its processes
-  (read before each is stopped).
+  (read before each is stopped) but the heap profile's restart.
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
   contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
