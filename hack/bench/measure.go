@@ -392,9 +392,7 @@ type run struct {
 	t       *tracker
 	label   string
 	timeout time.Duration
-	// profiled: profile the convergence (result.profiled).
-	profiled bool
-	p        *framework.Process
+	p       *framework.Process
 	// lives are when each of its processes ran; peakRSS the highest VmHWM of any.
 	lives   []span
 	peakRSS int64
@@ -405,7 +403,7 @@ type run struct {
 // convergence.
 func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (result, error) {
 	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: profiled}
-	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l), profiled: profiled}
+	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
 	cl, down, err := startCluster(c, n, u.label)
 	if err != nil {
 		return r, err
@@ -417,7 +415,7 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	if u.t, err = track(ctx, cl); err != nil {
 		return r, err
 	}
-	if err := u.start("contender.log", u.profiled); err != nil {
+	if err := u.start("contender.log", profiled); err != nil {
 		return r, err
 	}
 	defer func() { _ = u.stop() }()
@@ -575,7 +573,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 	}
 	u.t.begin(1)
 	done := make(chan struct{})
-	depth := u.sampleDepth(done)
+	depth := func() int { return 0 }
+	if r.profiled {
+		depth = u.sampleDepth(done)
+	}
 	began = time.Now()
 	progress("%s: creating them", u.label)
 	created := make([]time.Time, u.n)
@@ -588,7 +589,7 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 		return began, converged, fmt.Errorf("create Foos: %w", err)
 	}
 	profiles := func() (cpuFigures, cpuFigures, error) { return cpuFigures{}, cpuFigures{}, nil }
-	if u.profiled {
+	if r.profiled {
 		profiles = profileConvergence(u.c, u.cl, done)
 	}
 	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
@@ -641,10 +642,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 }
 
 // sampleDepth reads the operator's workqueue depth every depthSampleInterval until done is
-// closed, in a profiled run; the function it returns waits for that and returns the deepest
-// it saw. A failed read is left for the next.
+// closed; the function it returns waits for that and returns the deepest it saw. A failed
+// read is left for the next.
 func (u *run) sampleDepth(done <-chan struct{}) func() int {
-	if !u.c.scraped || !u.profiled {
+	if !u.c.scraped {
 		return func() int { return 0 }
 	}
 	deepest := make(chan int, 1)

@@ -319,7 +319,7 @@ func table(b *strings.Builder, g *group) {
 			return "(no metrics)"
 		}
 		deepest := "not sampled"
-		if profiled := slices.DeleteFunc(slices.Clone(rs), func(r result) bool { return !r.profiled }); len(profiled) > 0 {
+		if profiled := whereProfiled(rs, true); len(profiled) > 0 {
 			deepest = count(func(r result) float64 { return float64(r.queue.maxDepth) })(profiled)
 		}
 		return deepest + "; " +
@@ -348,10 +348,15 @@ func profiledMark(rs []result) string {
 
 // unprofiled are the runs of rs whose convergence was not profiled, or rs when every one was.
 func unprofiled(rs []result) []result {
-	if out := slices.DeleteFunc(slices.Clone(rs), func(r result) bool { return r.profiled }); len(out) > 0 {
+	if out := whereProfiled(rs, false); len(out) > 0 {
 		return out
 	}
 	return rs
+}
+
+// whereProfiled are the runs of rs whose result.profiled is profiled.
+func whereProfiled(rs []result, profiled bool) []result {
+	return slices.DeleteFunc(slices.Clone(rs), func(r result) bool { return r.profiled != profiled })
 }
 
 // median, low and high of values.
