@@ -22,12 +22,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -40,24 +41,39 @@ import (
 // negative qps sets no limit, as client-go has it.
 //
 // It returns the bucket's limiter for the reconciler's events (see eventRecorder), which
-// lets a request through only when the bucket holds a token that nobody waits for. A
-// bucket's waiting callers have reserved its next tokens, so when the limit binds the
-// events wait for the writes that converge Foos, instead of taking every third token from
-// them. nil when there is no limit.
-func shareClientLimits(cfg *rest.Config, qps float64, burst int) flowcontrol.RateLimiter {
+// lets a request through only when the bucket is full, so with a token that no other
+// request could have had: a full bucket loses the tokens it earns. When the limit binds,
+// the writes that converge Foos keep every token they can use, the burst included, and
+// their events follow. nil when there is no limit.
+func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
 		return nil
 	}
-	bucket := flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, burst)
-	cfg.RateLimiter = bucket
-	return &yielding{RateLimiter: bucket, turn: make(chan struct{}, 1)}
+	b := bucket{rate.NewLimiter(rate.Limit(qps), burst)}
+	cfg.RateLimiter = b
+	return &yielding{bucket: b, turn: make(chan struct{}, 1)}
 }
 
-// yielding takes its bucket's spare tokens only (TryAccept), looking for one at most every
+// bucket is the token bucket that client-go's flowcontrol.NewTokenBucketRateLimiter makes
+// (golang.org/x/time/rate's), with its tokens in view: client-go's hides them.
+type bucket struct{ *rate.Limiter }
+
+func (b bucket) TryAccept() bool                { return b.Allow() }
+func (b bucket) Accept()                        { _ = b.Limiter.Wait(context.Background()) }
+func (b bucket) Stop()                          {}
+func (b bucket) QPS() float32                   { return float32(b.Limit()) }
+func (b bucket) Wait(ctx context.Context) error { return b.Limiter.Wait(ctx) }
+
+// full reports whether b holds as many tokens as it can.
+func (b bucket) full() bool {
+	return b.Tokens() >= float64(b.Burst())
+}
+
+// yielding takes a token of its bucket only when the bucket is full, looking at most every
 // yieldingPoll, for up to maxYielding callers; more wait in turn with the bucket's others.
 type yielding struct {
-	flowcontrol.RateLimiter
+	bucket
 	// waiting counts the callers waiting for a spare token.
 	waiting atomic.Int32
 	// turn holds the one caller that looks for a token; the others wait to send to it, in
@@ -72,14 +88,15 @@ const (
 	// maxYielding bounds the events that wait for spare tokens, as client-go bounds the
 	// events it queues (1000): each holds a goroutine of the recorder's and its request,
 	// about 8 KiB, so a burst of changes to thousands of Foos under a client limit that
-	// binds does not grow the operator's memory with them.
+	// binds does not grow the operator's memory with them. The reconciler's recorder drops
+	// the events past it (shedding).
 	maxYielding = 1000
 )
 
 func (l *yielding) Wait(ctx context.Context) error {
 	defer l.waiting.Add(-1)
 	if l.waiting.Add(1) > maxYielding {
-		return l.RateLimiter.Wait(ctx)
+		return l.bucket.Wait(ctx)
 	}
 	select {
 	case l.turn <- struct{}{}:
@@ -88,7 +105,7 @@ func (l *yielding) Wait(ctx context.Context) error {
 	}
 	defer func() { <-l.turn }()
 	poll := min(yieldingPoll, time.Duration(float64(time.Second)/float64(l.QPS())))
-	for !l.TryAccept() {
+	for !l.full() || !l.TryAccept() {
 		select {
 		case <-time.After(poll):
 		case <-ctx.Done():
@@ -102,12 +119,42 @@ func (l *yielding) Accept() {
 	_ = l.Wait(context.Background())
 }
 
+// crowded reports whether maxYielding callers wait for a spare token.
+func (l *yielding) crowded() bool {
+	return l.waiting.Load() >= maxYielding
+}
+
+// eventsDropped counts the events the reconciler's recorder dropped (shedding).
+var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "foo_operator_events_dropped_total",
+	Help: "Events about Foos the operator dropped instead of sending, because its client limit (--kube-api-qps) binds and 1000 of its events already wait for spare tokens.",
+})
+
+// shedding drops the events its recorder would make wait once limiter is crowded, as
+// client-go's core/v1 broadcaster drops events past its queue of 1000. Past maxYielding,
+// an event would wait in turn with the writes that converge Foos and delay one of them:
+// under a binding client limit, a burst of 2,000 changes would take half as long again.
+// Events are best-effort in Kubernetes (kube-apiserver keeps them for an hour); the log
+// has every write the operator makes.
+type shedding struct {
+	events.EventRecorder
+	limiter *yielding
+}
+
+func (r shedding) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	if r.limiter.crowded() {
+		eventsDropped.Inc()
+		return
+	}
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, note, args...)
+}
+
 // eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
-// limiter (nil: cfg's limits). controller-runtime's recorder would send them with the
-// manager's configuration, in turn with its other requests. The recorder sends each event from a
-// goroutine of its own, so events that wait lose nothing; they stop being sent when ctx
-// ends.
-func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter flowcontrol.RateLimiter) (events.EventRecorder, error) {
+// limiter (nil: cfg's limits), shedding past maxYielding waiting events. controller-runtime's
+// recorder would send them with the manager's configuration, in turn with its other
+// requests. The recorder sends each event from a goroutine of its own; events that wait
+// stop being sent when ctx ends.
+func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter *yielding) (events.EventRecorder, error) {
 	cfg = rest.CopyConfig(cfg)
 	if limiter != nil {
 		cfg.RateLimiter = limiter
@@ -129,5 +176,9 @@ func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Clien
 	}); err != nil {
 		return nil, err
 	}
-	return b.NewRecorder(scheme, "foo-operator"), nil
+	recorder := b.NewRecorder(scheme, "foo-operator")
+	if limiter == nil {
+		return recorder, nil
+	}
+	return shedding{EventRecorder: recorder, limiter: limiter}, nil
 }

@@ -24,13 +24,19 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/flowcontrol"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // Every client built from the config waits on one bucket, and the event recorder's share of
-// it gets a token only once the others' callers stop waiting: the events of a burst of writes
-// are sent after the writes. No limit leaves client-go's defaults alone.
+// it gets a token only once the others' callers stop waiting and the bucket is full again:
+// the events of a burst of writes are sent after the writes. No limit leaves client-go's
+// defaults alone.
 func TestShareClientLimits(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -42,30 +48,41 @@ func TestShareClientLimits(t *testing.T) {
 
 	// 5 tokens a second, so that a token comes every 200 ms.
 	cfg := &rest.Config{}
-	events := shareClientLimits(cfg, 5, 1)
+	eventLimiter := shareClientLimits(cfg, 5, 1)
 	g.Expect(cfg.RateLimiter).NotTo(BeNil())
-	g.Expect(events).NotTo(BeNil())
-	g.Expect(contend(t, cfg.RateLimiter, events)).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
+	g.Expect(eventLimiter).NotTo(BeNil())
+	g.Expect(contend(t, cfg.RateLimiter, eventLimiter)).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
 
 	// Past maxYielding waiting events, one more waits in turn with the writes.
-	events.(*yielding).waiting.Store(maxYielding)
-	order := contend(t, cfg.RateLimiter, events)
+	eventLimiter.waiting.Store(maxYielding)
+	order := contend(t, cfg.RateLimiter, eventLimiter)
 	g.Expect(order).To(ContainElement("event"))
 	g.Expect(order[len(order)-1]).To(Equal("write"), "%v", order)
 
+	// An event leaves the bucket's burst to the writes: it waits until the bucket is full
+	// again (5 tokens a second, so 200 ms for the token a write took).
+	burst := &rest.Config{}
+	eventLimiter = shareClientLimits(burst, 5, 3)
+	g.Expect(burst.RateLimiter.Wait(ctx)).To(Succeed())
+	early, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	g.Expect(eventLimiter.Wait(early)).To(MatchError(context.DeadlineExceeded), "2 of 3 tokens left")
+	g.Expect(eventLimiter.Wait(ctx)).To(Succeed())
+	g.Expect(eventLimiter.Tokens()).To(BeNumerically("<", 3))
+
 	// An event that waits for a token gives up when its context ends.
 	slow := &rest.Config{}
-	events = shareClientLimits(slow, 1, 1)
+	eventLimiter = shareClientLimits(slow, 1, 1)
 	g.Expect(slow.RateLimiter.Wait(ctx)).To(Succeed(), "the burst's token: the next comes in 1 s")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	g.Expect(events.Wait(short)).To(MatchError(context.DeadlineExceeded))
+	g.Expect(eventLimiter.Wait(short)).To(MatchError(context.DeadlineExceeded))
 }
 
 // contend has two writers take 3 tokens each from bucket in turn, as the reconciler's workers
-// would, once the bucket is empty, and an event wait on events once the first write was sent;
-// it returns the order in which they got their tokens.
-func contend(t *testing.T, bucket, events flowcontrol.RateLimiter) []string {
+// would, once the bucket is empty, and an event wait on eventLimiter once the first write was
+// sent; it returns the order in which they got their tokens.
+func contend(t *testing.T, bucket, eventLimiter flowcontrol.RateLimiter) []string {
 	g := NewWithT(t)
 	ctx := t.Context()
 	g.Expect(bucket.Wait(ctx)).To(Succeed(), "a token: the bucket is empty now")
@@ -95,7 +112,7 @@ func contend(t *testing.T, bucket, events flowcontrol.RateLimiter) []string {
 	}).Should(BeNumerically(">=", 1))
 	event := make(chan error, 1)
 	go func() {
-		err := events.Wait(ctx)
+		err := eventLimiter.Wait(ctx)
 		took("event")
 		event <- err
 	}()
@@ -104,4 +121,22 @@ func contend(t *testing.T, bucket, events flowcontrol.RateLimiter) []string {
 	mu.Lock()
 	defer mu.Unlock()
 	return order
+}
+
+// Once maxYielding events wait for spare tokens, the reconciler's recorder drops the next
+// and counts it; below, it records it.
+func TestShedding(t *testing.T) {
+	g := NewWithT(t)
+	limiter := shareClientLimits(&rest.Config{}, 5, 1)
+	fake := events.NewFakeRecorder(1)
+	recorder := shedding{EventRecorder: fake, limiter: limiter}
+	foo := &samplev1alpha1.Foo{}
+	dropped := testutil.ToFloat64(eventsDropped)
+
+	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)
+	g.Expect(fake.Events).To(Receive(Equal("Normal Tested sent 1")))
+	limiter.waiting.Store(maxYielding)
+	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 2)
+	g.Expect(fake.Events).NotTo(Receive())
+	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 1))
 }

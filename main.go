@@ -41,13 +41,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/flowcontrol"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -237,7 +237,7 @@ func main() {
 		setupLog.Error(err, "Unable to set up controller", "controller", "foo")
 		os.Exit(1)
 	}
-	if err := controllers.RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
+	if err := errors.Join(controllers.RegisterMetrics(mgr.GetCache(), mgr.Elected()), metrics.Registry.Register(eventsDropped)); err != nil {
 		setupLog.Error(err, "Unable to register metrics")
 		os.Exit(1)
 	}
@@ -283,7 +283,7 @@ func main() {
 
 // connect gives r the manager's client and API reader, a Deployments client on the
 // manager's configuration, and an event recorder whose requests wait on eventLimiter.
-func connect(r *controllers.FooReconciler, mgr ctrl.Manager, eventLimiter flowcontrol.RateLimiter) error {
+func connect(r *controllers.FooReconciler, mgr ctrl.Manager, eventLimiter *yielding) error {
 	var err error
 	r.Client, r.APIReader = mgr.GetClient(), mgr.GetAPIReader()
 	if r.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {

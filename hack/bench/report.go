@@ -86,8 +86,8 @@ var readingGuide = `How to read it:
 - The bare client is the lower bound: the same work (a Deployment per Foo, its replicas, the
   Foo's availableReplicas), the same client limits, as many workers and the same cache scope as
   the operator, and nothing else. What the operator does beyond it shows in the difference: an event
-  for each change it makes to a Deployment (sent with the tokens its other requests leave,
-  when its client limit binds); status conditions (Ready, Progressing) and
+  for each change it makes to a Deployment (when its client limit binds, sent only with tokens
+  none of its other requests could use, its bucket being full, and dropped past 1000 waiting); status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
   than ` + "`--progress-report-delay`" + ` (15 s), but for scales of Ready Foos; leader election (a Lease renewal every 2 s while idle); the
   metrics endpoint's authentication; and a read of the stored Deployment when another writer

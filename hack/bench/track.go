@@ -183,8 +183,8 @@ const quietFor = 3 * time.Second
 // the namespace was written for quietFor, counted from the later of the last one and the
 // call, and returns the time from began to the last written after it (zero for none). A
 // contender may send the events of a phase after its Foos reached the target (the operator
-// sends them with the tokens its other requests leave when its client limit binds, so none
-// while they take every token): waiting for them counts them in the phase that caused
+// sends them only when its bucket is full when its client limit binds, so none while its
+// other requests take every token): waiting for them counts them in the phase that caused
 // them, not in the next.
 func (t *tracker) quiet(began time.Time, timeout time.Duration) (time.Duration, error) {
 	ready := time.Now()
