@@ -132,10 +132,9 @@ var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 
 // shedding drops the events its recorder would make wait once limiter is crowded, as
 // client-go's core/v1 broadcaster drops events past its queue of 1000. Past maxYielding,
-// an event would wait in turn with the writes that converge Foos and delay one of them:
-// under a binding client limit, a burst of 2,000 changes would take half as long again.
-// Events are best-effort in Kubernetes (kube-apiserver keeps them for an hour); the log
-// has every write the operator makes.
+// an event would wait in turn with the writes that converge Foos and delay one of them
+// (2,000 Foos at 50/100 converged in 99 s instead of 80: docs/benchmark-history.md).
+// Events are best-effort in Kubernetes: kube-apiserver keeps them for an hour.
 type shedding struct {
 	events.EventRecorder
 	limiter *yielding
