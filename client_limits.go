@@ -71,7 +71,7 @@ func (b bucket) full() bool {
 }
 
 // yielding takes a token of its bucket only when the bucket is full, looking at most every
-// yieldingPoll, for up to maxYielding callers; more wait in turn with the bucket's others.
+// yieldingPoll.
 type yielding struct {
 	bucket
 	// waiting counts the callers waiting for a spare token.
@@ -89,15 +89,13 @@ const (
 	// events it queues (1000): each holds a goroutine of the recorder's and its request,
 	// about 8 KiB, so a burst of changes to thousands of Foos under a client limit that
 	// binds does not grow the operator's memory with them. The reconciler's recorder drops
-	// the events past it (shedding).
+	// the events past it (shedding), before they reach Wait.
 	maxYielding = 1000
 )
 
 func (l *yielding) Wait(ctx context.Context) error {
+	l.waiting.Add(1)
 	defer l.waiting.Add(-1)
-	if l.waiting.Add(1) > maxYielding {
-		return l.bucket.Wait(ctx)
-	}
 	select {
 	case l.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -131,10 +129,11 @@ var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 })
 
 // shedding drops the events its recorder would make wait once limiter is crowded, as
-// client-go's core/v1 broadcaster drops events past its queue of 1000. Past maxYielding,
-// an event would wait in turn with the writes that converge Foos and delay one of them
-// (2,000 Foos at 50/100 converged in 99 s instead of 80: docs/benchmark-history.md).
-// Events are best-effort in Kubernetes: kube-apiserver keeps them for an hour.
+// client-go's core/v1 broadcaster drops events past its queue of 1000: the operator's
+// memory stays bounded, and no event ever takes a token from a write (when events past
+// 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s instead of
+// 80: docs/benchmark-history.md). Events are best-effort in Kubernetes: kube-apiserver
+// keeps them for an hour.
 type shedding struct {
 	events.EventRecorder
 	limiter *yielding
