@@ -578,7 +578,7 @@ func (r *FooReconciler) applyOver(ctx context.Context, foo *samplev1alpha1.Foo, 
 // on, as far as a scale depends on it: the same object (uid), controlled by the same owners
 // (ownerReferences), with the same spec (generation). Unlike an apply, the patch carries no
 // resourceVersion, so the Deployment controller's status writes, which change none of
-// these, do not make it fail. It writes the Deployment's DesiredHashAnnotation too when the
+// these, do not make it fail. It writes the Deployment's DesiredHashLabel too when the
 // Foo's replicas changed. The operator's field manager records the patch in its Update entry
 // (isOwn), taking spec.replicas from whoever held them. A patch the API server refuses as
 // Invalid (a test failed, or an admission refused the scale) is followed by the apply the

@@ -38,12 +38,17 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
-// DesiredHashAnnotation records on a Deployment a hash of the Deployment the operator last
+// DesiredHashLabel records on a Deployment a hash of the Deployment the operator last
 // applied. Drift is judged by what the operator changed (this hash) or lost (field
 // ownership), never by comparing values: a mutating admission (a policy that pins the image
 // by digest or rewrites its registry) changes values the operator still owns, and applying
-// again would change nothing.
-const DesiredHashAnnotation = "samplecontroller.example.com/desired-hash"
+// again would change nothing. It is a label, not an annotation, because the Deployment
+// controller copies a Deployment's annotations to its ReplicaSet: a hash that changes with
+// every scale would cost it a ReplicaSet write per scale, and the ReplicaSet controller's
+// status writes the conflicts that follow (a label is not copied). An annotation of the same
+// name, where earlier builds kept the hash, is pruned by the first apply, which no longer
+// sets it.
+const DesiredHashLabel = "samplecontroller.example.com/desired-hash"
 
 // deploymentSchema is the part of client-go's applyconfigurations schema that
 // io.k8s.api.apps.v1.Deployment reaches (122 of its 872 types): parsing all of it, as
@@ -78,12 +83,12 @@ var metaFields = fieldpath.NewSet(
 	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
 )
 
-// withDesiredHash stamps desired with DesiredHashAnnotation: a hash of desired without it.
+// withDesiredHash stamps desired with DesiredHashLabel: a hash of desired without it.
 func withDesiredHash(desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
-	return desired.WithAnnotations(map[string]string{DesiredHashAnnotation: hashOf(desired)})
+	return desired.WithLabels(map[string]string{DesiredHashLabel: hashOf(desired)})
 }
 
-// hashOf is the hash DesiredHashAnnotation records for desired, which does not carry it.
+// hashOf is the hash DesiredHashLabel records for desired, which does not carry it.
 func hashOf(desired *appsv1ac.DeploymentApplyConfiguration) string {
 	raw, err := json.Marshal(desired)
 	if err != nil {
@@ -93,13 +98,13 @@ func hashOf(desired *appsv1ac.DeploymentApplyConfiguration) string {
 	return hex.EncodeToString(sum[:10])
 }
 
-// hashWithReplicas is the DesiredHashAnnotation that desired, stamped by withDesiredHash,
+// hashWithReplicas is the DesiredHashLabel that desired, stamped by withDesiredHash,
 // would carry with replicas instead of its own.
 func hashWithReplicas(desired *appsv1ac.DeploymentApplyConfiguration, replicas int32) string {
 	other := *desired
 	objectMeta := *desired.ObjectMetaApplyConfiguration
-	objectMeta.Annotations = maps.Clone(objectMeta.Annotations)
-	delete(objectMeta.Annotations, DesiredHashAnnotation)
+	objectMeta.Labels = maps.Clone(objectMeta.Labels)
+	delete(objectMeta.Labels, DesiredHashLabel)
 	other.ObjectMetaApplyConfiguration = &objectMeta
 	spec := *desired.Spec
 	spec.Replicas = &replicas
@@ -111,7 +116,7 @@ func hashWithReplicas(desired *appsv1ac.DeploymentApplyConfiguration, replicas i
 // operator's business: desired changed since its last apply, or fields it sets are owned
 // by another writer (or by nobody: removed by an update).
 type drift struct {
-	// changed: desired is not what the operator last applied (DesiredHashAnnotation).
+	// changed: desired is not what the operator last applied (DesiredHashLabel).
 	changed bool
 	// replicasOnly: desired differs from what the operator last applied in spec.replicas
 	// only (a scale), so no field it set before is missing from desired.
@@ -124,7 +129,7 @@ type drift struct {
 func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 
 // driftOf compares live with desired, whose fields are want (fieldSet), by ownership: it
-// reads only live's managedFields and DesiredHashAnnotation, so values a mutating admission
+// reads only live's managedFields and DesiredHashLabel, so values a mutating admission
 // rewrote are not drift.
 func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set, live *appsv1.Deployment) (drift, error) {
 	own := &fieldpath.Set{}
@@ -137,8 +142,8 @@ func driftOf(desired *appsv1ac.DeploymentApplyConfiguration, want *fieldpath.Set
 			own = own.Union(fields)
 		}
 	}
-	applied := live.Annotations[DesiredHashAnnotation]
-	changed := applied != desired.Annotations[DesiredHashAnnotation]
+	applied := live.Labels[DesiredHashLabel]
+	changed := applied != desired.Labels[DesiredHashLabel]
 	return drift{
 		changed:      changed,
 		replicasOnly: changed && applied == hashWithReplicas(desired, replicasOf(live)),
@@ -280,8 +285,8 @@ func scalePatch(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfig
 		{Op: opTest, Path: "/metadata/ownerReferences", Value: live.OwnerReferences},
 		{Op: opReplace, Path: "/spec/replicas", Value: *desired.Spec.Replicas},
 	}
-	if hash := desired.Annotations[DesiredHashAnnotation]; live.Annotations[DesiredHashAnnotation] != hash {
-		ops = append(ops, jsonPatchOp{Op: opAdd, Path: "/metadata/annotations/" + jsonPointerEscape(DesiredHashAnnotation), Value: hash})
+	if hash := desired.Labels[DesiredHashLabel]; live.Labels[DesiredHashLabel] != hash {
+		ops = append(ops, jsonPatchOp{Op: opAdd, Path: "/metadata/labels/" + jsonPointerEscape(DesiredHashLabel), Value: hash})
 	}
 	return json.Marshal(ops)
 }

@@ -291,7 +291,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 				after := change.change(cached.DeepCopy())
 
 				foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
-				_, err = reconciler.act(ctx, foo, withDesiredHash(deploymentFor(foo, testImage)), cached, w)
+				_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), cached, w)
 				kind, _ := kindOf(err)
 				Expect(kind).To(Equal(staleDecision), "the write is refused, or the apply after it carries the cached resourceVersion: got %v", err)
 				Eventually(func() errorKind {
@@ -310,13 +310,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 	It("never scales a Deployment whose spec changed since it was cached, and scales one whose status alone changed", func() {
 		// A Foo that is not stored, so only this spec's direct calls reconcile it.
 		foo := newFoo("stale-scale", withNamespace(ns), withIdentity("stale-scale-uid", 1))
-		_, err := reconciler.applyDeployment(ctx, withDesiredHash(deploymentFor(foo, testImage)))
+		_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
 		Expect(err).NotTo(HaveOccurred())
 		cached := getDeployment(Default, ns, foo.Spec.DeploymentName)
 		neighbourUpdates(ctx, cached.DeepCopy(), func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) })
 
 		foo.Spec.Replicas = ptr.To[int32](3)
-		desired := withDesiredHash(deploymentFor(foo, testImage))
+		desired := deploymentFor(foo, testImage)
 		_, err = reconciler.act(ctx, foo, desired, cached, write{action: updateWrite, scale: true})
 		kind, _ := kindOf(err)
 		Expect(kind).To(Equal(staleDecision), "the patch tests the generation the decision saw: got %v", err)
@@ -331,7 +331,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(deploymentChanges(requests.writesSince(before))).To(HaveLen(1), "one patch, no apply after it")
 		Expect(scaled.Spec.Replicas).To(Equal(ptr.To[int32](3)))
-		Expect(scaled.Annotations).To(HaveKeyWithValue(DesiredHashAnnotation, desired.Annotations[DesiredHashAnnotation]))
+		Expect(scaled.Labels).To(HaveKeyWithValue(DesiredHashLabel, desired.Labels[DesiredHashLabel]))
 		fields, err := fieldSet(desired)
 		Expect(err).NotTo(HaveOccurred())
 		got, err := driftOf(desired, fields, scaled)
@@ -341,7 +341,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		By("not scaling, nor creating, a Deployment deleted since")
 		Expect(k8sClient.Delete(ctx, scaled)).To(Succeed())
 		foo.Spec.Replicas = ptr.To[int32](4)
-		_, err = reconciler.act(ctx, foo, withDesiredHash(deploymentFor(foo, testImage)), scaled, write{action: updateWrite, scale: true})
+		_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), scaled, write{action: updateWrite, scale: true})
 		kind, _ = kindOf(err)
 		Expect(kind).To(Equal(staleDecision), "got %v", err)
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(scaled), &appsv1.Deployment{})).To(MatchError(ContainSubstring("not found")))

@@ -223,6 +223,24 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		}).Should(Succeed())
 	})
 
+	It("moves the desired hash of a Deployment an earlier build created from its annotation to its label", func() {
+		foo := converged(ctx, newFoo("hash-label", withNamespace(ns)))
+		d := getDeployment(Default, ns, foo.Spec.DeploymentName)
+		hash := d.Labels[DesiredHashLabel]
+		Expect(hash).NotTo(BeEmpty())
+		// As such a build leaves it: the hash in an annotation, owned by the create's entry.
+		patch := client.MergeFrom(d.DeepCopy())
+		delete(d.Labels, DesiredHashLabel)
+		d.Annotations[DesiredHashLabel] = hash
+		Expect(k8sClient.Patch(ctx, d, patch, client.FieldOwner(FieldManager))).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			got := getDeployment(g, ns, foo.Spec.DeploymentName)
+			g.Expect(got.Labels).To(HaveKeyWithValue(DesiredHashLabel, hash))
+			g.Expect(got.Annotations).NotTo(HaveKey(DesiredHashLabel))
+		}).Should(Succeed())
+	})
+
 	It("reports a name taken between its look and its create as a conflict, and leaves the other object alone", func() {
 		// A Foo that is not stored, and a Deployment someone created under its name just
 		// after the operator found none: the create step runs against the taken name.
@@ -387,7 +405,7 @@ func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 	c.WithStartupProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
 		WithEnv(corev1ac.EnvVar().WithName("NGINX_WORKER_PROCESSES").WithValue("2"))
 	(*c.Resources.Limits)[corev1.ResourceCPU] = resource.MustParse("500m")
-	older.Annotations[DesiredHashAnnotation] = hashWithReplicas(older, ptr.Deref(d.Spec.Replicas, 1)) // its own hash, not this version's
+	older.Labels[DesiredHashLabel] = hashWithReplicas(older, ptr.Deref(d.Spec.Replicas, 1)) // its own hash, not this version's
 	Expect(k8sClient.Apply(ctx, older, client.FieldOwner(FieldManager), client.ForceOwnership)).To(Succeed())
 }
 
