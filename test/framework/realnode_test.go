@@ -55,8 +55,16 @@ func TestRealNodeCheckSaysInOneLineWhatIsMissing(t *testing.T) {
 	}
 	cases := []checkCase{{"without root", nil, notRoot, "need root; run as root or use the simulated node"}}
 	if os.Geteuid() == 0 { // else the root check stops it first: the case above
-		cases = append(cases, checkCase{"without runc", []string{"RUNC=/nonexistent/runc"}, []string{script, "check"},
-			"/nonexistent/runc is missing: make node-packages"})
+		// A PATH of only what the script runs before it looks for the node's packages, so
+		// that containerd is missing whether this machine has it or not.
+		path := t.TempDir()
+		for _, cmd := range []string{"bash", "dirname", "uname", "id"} {
+			found, err := exec.LookPath(cmd)
+			NewWithT(t).Expect(err).NotTo(HaveOccurred())
+			NewWithT(t).Expect(os.Symlink(found, filepath.Join(path, cmd))).To(Succeed())
+		}
+		cases = append(cases, checkCase{"without containerd", []string{"PATH=" + path}, []string{script, "check"},
+			"containerd is missing: make node-packages (installs Debian's containerd)"})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
