@@ -293,6 +293,9 @@ type result struct {
 	// convergeCPU is the CPU time the contender used from the first Foo created until all
 	// were ready.
 	convergeCPU time.Duration
+	// convergeCluster and scaleCluster are the CPU time of the cluster's processes and the
+	// contender, and the machine's idle CPU time, while the Foos converged and scaled.
+	convergeCluster, scaleCluster clusterCPU
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
 	convergeReqs, idleReqs, scaleReqs, driftReqs, restartReqs map[string]int
@@ -571,6 +574,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 	if err != nil {
 		return began, converged, err
 	}
+	clusterBefore, err := u.cpu()
+	if err != nil {
+		return began, converged, err
+	}
 	u.t.begin(1)
 	done := make(chan struct{})
 	depth := func() int { return 0 }
@@ -603,6 +610,11 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 		return began, converged, err
 	}
 	r.convergeCPU = cpuAfter - cpuBefore
+	clusterAfter, err := u.cpu()
+	if err != nil {
+		return began, converged, err
+	}
+	r.convergeCluster = clusterAfter.since(clusterBefore)
 	r.convergeReady = latenciesOf(u.t.times(created, false))
 	apiserverAfter, err := u.cl.apiserverMetrics()
 	if err != nil {
@@ -709,6 +721,10 @@ func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error)
 // returns when it began.
 func (u *run) scale(r *result) (began time.Time, err error) {
 	progress("%s: scaling every Foo to 2 replicas", u.label)
+	before, err := u.cpu()
+	if err != nil {
+		return began, err
+	}
 	u.t.begin(2)
 	began = time.Now()
 	ctx := context.Background()
@@ -724,6 +740,11 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 	if r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label); err != nil {
 		return began, err
 	}
+	after, err := u.cpu()
+	if err != nil {
+		return began, err
+	}
+	r.scaleCluster = after.since(before)
 	r.scaleReady = latenciesOf(u.t.times(changed, false))
 	return began, nil
 }
@@ -1078,8 +1099,7 @@ func cpuTime(pid int) (time.Duration, error) {
 }
 
 // parseCPUTime reads utime and stime from a /proc/PID/stat line: the 12th and 13th fields
-// after the command (in parentheses, which may hold spaces and parentheses), in clock
-// ticks of 1/100 s (USER_HZ on Linux).
+// after the command (in parentheses, which may hold spaces and parentheses).
 func parseCPUTime(stat string) (time.Duration, error) {
 	i := strings.LastIndex(stat, ") ")
 	if i < 0 {
@@ -1089,15 +1109,88 @@ func parseCPUTime(stat string) (time.Duration, error) {
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("too few fields in %q", stat)
 	}
-	var ticks int64
-	for _, f := range fields[11:13] {
+	return ticks(fields[11:13])
+}
+
+// parseIdle reads the time the machine's CPUs were idle or waiting for I/O from /proc/stat:
+// the 4th and 5th numbers of its first line, which sums all CPUs.
+func parseIdle(stat string) (time.Duration, error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 6 || fields[0] != "cpu" {
+		return 0, fmt.Errorf("no cpu line first in /proc/stat: %q", line)
+	}
+	return ticks(fields[4:6])
+}
+
+// ticks is the sum of counts of clock ticks of 1/100 s (USER_HZ on Linux), as /proc
+// writes CPU times.
+func ticks(counts []string) (time.Duration, error) {
+	var sum int64
+	for _, f := range counts {
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
 			return 0, err
 		}
-		ticks += v
+		sum += v
 	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
+	return time.Duration(sum) * 10 * time.Millisecond, nil
+}
+
+// clusterCPU is the CPU time, utime + stime, of each process of a cluster (named as kwokctl
+// names its pid files: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+// kwok-controller) and of the contender, and the time the machine's CPUs were idle: since
+// they started (run.cpu), or over a phase (since).
+type clusterCPU struct {
+	processes map[string]time.Duration
+	idle      time.Duration
+}
+
+// contenderProcess is the contender's name in clusterCPU.processes.
+const contenderProcess = "the contender"
+
+// cpu reads the CPU time of the cluster's processes (by kwokctl's pid files) and of the
+// contender, and the machine's idle time.
+func (u *run) cpu() (clusterCPU, error) {
+	dir, err := u.cl.ComponentsDir()
+	if err != nil {
+		return clusterCPU{}, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
+	if err != nil || len(files) == 0 {
+		return clusterCPU{}, fmt.Errorf("no pid files in %s/pids (%v)", dir, err)
+	}
+	c := clusterCPU{processes: map[string]time.Duration{}}
+	pids := map[string]int{contenderProcess: u.p.Pid()}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return c, err
+		}
+		if pids[strings.TrimSuffix(filepath.Base(f), ".pid")], err = strconv.Atoi(strings.TrimSpace(string(raw))); err != nil {
+			return c, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	for name, pid := range pids {
+		if c.processes[name], err = cpuTime(pid); err != nil {
+			return c, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return c, err
+	}
+	c.idle, err = parseIdle(string(stat))
+	return c, err
+}
+
+// since is the CPU time used from earlier until c.
+func (c clusterCPU) since(earlier clusterCPU) clusterCPU {
+	d := clusterCPU{processes: map[string]time.Duration{}, idle: c.idle - earlier.idle}
+	for name, t := range c.processes {
+		d.processes[name] = t - earlier.processes[name]
+	}
+	return d
 }
 
 // memory is the resident memory of a process: all of it (RSS), its anonymous part (heap,

@@ -60,3 +60,34 @@ func TestParseMemory(t *testing.T) {
 		t.Errorf("/proc/self/status: got %+v, %v, want VmHWM at least VmRSS", m, err)
 	}
 }
+
+// TestParseIdle checks the idle and I/O wait ticks of /proc/stat's first line, which sums
+// all CPUs.
+func TestParseIdle(t *testing.T) {
+	stat := "cpu  100 5 40 9000 60 0 3 0 0 0\ncpu0 50 2 20 4500 30 0 1 0 0 0\n"
+	got, err := parseIdle(stat)
+	if err != nil || got != 90600*time.Millisecond {
+		t.Errorf("got %v, %v, want 90.6s (9060 ticks)", got, err)
+	}
+	if _, err := parseIdle("cpu0 50 2 20 4500 30\n"); err == nil {
+		t.Error("no cpu line first: want an error")
+	}
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := parseIdle(string(raw)); err != nil {
+		t.Errorf("/proc/stat: %v", err)
+	}
+}
+
+// TestClusterCPUSince checks a phase's CPU times: each process's and the idle time's
+// difference.
+func TestClusterCPUSince(t *testing.T) {
+	before := clusterCPU{processes: map[string]time.Duration{"etcd": time.Second, contenderProcess: 2 * time.Second}, idle: 10 * time.Second}
+	after := clusterCPU{processes: map[string]time.Duration{"etcd": 4 * time.Second, contenderProcess: 3 * time.Second}, idle: 11 * time.Second}
+	got := after.since(before)
+	if got.processes["etcd"] != 3*time.Second || got.processes[contenderProcess] != time.Second || got.idle != time.Second || len(got.processes) != 2 {
+		t.Errorf("got %+v", got)
+	}
+}

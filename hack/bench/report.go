@@ -77,6 +77,11 @@ var readingGuide = `How to read it:
 - CPU per 1,000 Foos is the contender's utime + stime (/proc/PID/stat) from the first Foo created
   until the last was ready, per 1,000 Foos. Peak RSS is the highest VmHWM of its processes
   (read before each is stopped) but the heap profile's restart.
+- The CPU of the cluster while converging (B1) and scaling (B9) is the utime + stime of each
+  process of the contender's cluster (by kwokctl's pid files) and of the contender over the
+  phase, and the machine's idle CPU time (/proc/stat: idle and I/O wait, all CPUs) against
+  the phase's length times its CPUs. Where the machine is hardly ever idle, the phase took
+  as long as the CPU its processes needed, whoever of them needed it.
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
   contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
@@ -233,11 +238,27 @@ func table(b *strings.Builder, g *group) {
 			return cell(rs)
 		}
 	}
+	// processes is the CPU time of each of the cluster's processes and the contender's in a
+	// phase, and how much of the machine's CPU time in it (the phase's length times its
+	// CPUs) was idle: on a machine without idle time, the phase took as long as the CPU it
+	// needed.
+	processes := func(f func(r result) clusterCPU, phase func(r result) time.Duration) func([]result) string {
+		return func(rs []result) string {
+			names := slices.Sorted(maps.Keys(f(rs[0]).processes))
+			cells := make([]string, 0, len(names))
+			for _, name := range names {
+				cells = append(cells, name+" "+duration(func(r result) time.Duration { return f(r).processes[name] })(rs))
+			}
+			return strings.Join(cells, ", ") + "; the machine idle " + duration(func(r result) time.Duration { return f(r).idle })(rs) +
+				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(runtime.NumCPU()) })(rs)
+		}
+	}
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
 	line("B1 until the last event written in the namespace (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
 	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU * 1000 / time.Duration(r.n) }))
+	line("B1 CPU while converging (utime + stime) of the cluster's processes and the contender's, and the machine's idle CPU time", processes(func(r result) clusterCPU { return r.convergeCluster }, func(r result) time.Duration { return r.converge }))
 	line(fmt.Sprintf("most rate-limited requests (all but watches) in any window of %v / %v (sliding, each of its processes)", rateWindows[0], rateWindows[1]), func(rs []result) string {
 		cells := make([]string, len(rateWindows))
 		for i := range rateWindows {
@@ -280,6 +301,7 @@ func table(b *strings.Builder, g *group) {
 	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
 	line("B9 each Foo, from its scale request until it reports 2 available: p50 / p99", pair(func(r result) latencies { return r.scaleReady }))
 	line("B9 until the last event written in the namespace", duration(func(r result) time.Duration { return r.scaleEvents }))
+	line("B9 CPU while scaling (utime + stime) of the cluster's processes and the contender's, and the machine's idle CPU time", processes(func(r result) clusterCPU { return r.scaleCluster }, func(r result) time.Duration { return r.scale }))
 	line("B9 requests per Foo to scale", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.scaleReqs }) })
 	line("B8 someone scales every Deployment 2 → 3: time until all set back", duration(func(r result) time.Duration { return r.drift }))
 	line("B8 each Deployment, from the change until set back: p50 / p99", pair(func(r result) latencies { return r.driftBack }))
