@@ -19,11 +19,13 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,6 +46,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -252,20 +255,30 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 			leader, standby = pods[i], pods[1-i]
 		}).Should(Succeed())
 
+		// The leader's log until it exits: its pod is gone by the time a failure is reported.
+		var leaderLog bytes.Buffer
+		follow := exec.Command(filepath.Join(framework.Root(), "bin", "kubectl"), "--kubeconfig", env.Cluster.Kubeconfig(),
+			"logs", "--follow", "--timestamps", "-n", installNS, leader.Name)
+		follow.Stdout, follow.Stderr = &leaderLog, &leaderLog
+		Expect(follow.Start()).To(Succeed())
 		DeferCleanup(func() {
 			if CurrentSpecReport().Failed() {
 				AddReportEntry("the Lease", lease.Spec)
 				AddReportEntry("events in "+installNS, env.Kubectl("get", "events", "-n", installNS, "--sort-by=.lastTimestamp"))
-				AddReportEntry("the evicted leader", env.Kubectl("get", "pod", "-n", installNS, leader.Name, "-o", "yaml", "--ignore-not-found"))
+				AddReportEntry("the evicted leader's log", leaderLog.String())
 				AddReportEntry("the standby's log", env.Kubectl("logs", "-n", installNS, standby.Name, "--tail=60"))
 			}
 		})
+		DeferCleanup(func() { _ = follow.Process.Kill(); _ = follow.Wait() }) // runs first: the log is whole when read
 		began := time.Now()
 		Expect(evict(leader)).To(Succeed())
 		// The leader releases the Lease on SIGTERM, and a live replica takes it at its next
-		// try (2 s apart): the standby, or the pod the Deployment starts in the evicted one's
-		// place, whichever tries first. Were the release lost, the Lease would expire first:
-		// the bound is its duration (20 s, docs/reliability.md scenario 1) and one try.
+		// try: the standby, or the pod the Deployment starts in the evicted one's place,
+		// whichever tries first. Were the release lost, the Lease would expire first: a
+		// replica notices the last renewal at its next try, finds the Lease expired its
+		// duration (20 s, docs/reliability.md scenario 1) after that, and takes it at the try
+		// after; client-go spaces the tries of a replica RetryPeriod × [1, 1 + JitterFactor]
+		// apart.
 		var successor string
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(context.Background(), key, lease)).To(Succeed())
@@ -274,7 +287,7 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 			g.Expect(successor).NotTo(Equal(identity(leader)))
 			live := env.OperatorPods(g, installNS)
 			g.Expect(slices.ContainsFunc(live, func(p corev1.Pod) bool { return identity(p) == successor })).To(BeTrue(), "held by a live replica")
-		}).WithTimeout(leaseDuration + retryPeriod).WithPolling(100 * time.Millisecond).Should(Succeed())
+		}).WithTimeout(leaseDuration + 2*time.Duration((1+leaderelection.JitterFactor)*float64(retryPeriod))).WithPolling(100 * time.Millisecond).Should(Succeed())
 		took := "the replacement pod"
 		if successor == identity(standby) {
 			took = "the standby"
