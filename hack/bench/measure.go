@@ -290,11 +290,9 @@ type result struct {
 	// convergeEvents, scaleEvents and driftEvents are the times from the phase's beginning
 	// until the last Event of the namespace written in it (tracker.quiet).
 	convergeEvents, scaleEvents, driftEvents time.Duration
-	// convergeCPU is the CPU time the contender used from the first Foo created until all
-	// were ready.
-	convergeCPU time.Duration
 	// convergeCluster and scaleCluster are the CPU time of the cluster's processes and the
-	// contender, and the machine's idle CPU time, while the Foos converged and scaled.
+	// contender, and the machine's idle CPU time, from the first Foo created (scaled) until
+	// all were ready.
 	convergeCluster, scaleCluster clusterCPU
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
@@ -570,11 +568,7 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 			return began, converged, err
 		}
 	}
-	cpuBefore, err := cpuTime(u.p.Pid())
-	if err != nil {
-		return began, converged, err
-	}
-	clusterBefore, err := u.cpu()
+	cpuBefore, err := u.cpu()
 	if err != nil {
 		return began, converged, err
 	}
@@ -605,16 +599,11 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 	if err != nil {
 		return began, converged, err
 	}
-	cpuAfter, err := cpuTime(u.p.Pid())
+	cpuAfter, err := u.cpu()
 	if err != nil {
 		return began, converged, err
 	}
-	r.convergeCPU = cpuAfter - cpuBefore
-	clusterAfter, err := u.cpu()
-	if err != nil {
-		return began, converged, err
-	}
-	r.convergeCluster = clusterAfter.since(clusterBefore)
+	r.convergeCluster = cpuAfter.since(cpuBefore)
 	r.convergeReady = latenciesOf(u.t.times(created, false))
 	apiserverAfter, err := u.cl.apiserverMetrics()
 	if err != nil {
@@ -1183,6 +1172,9 @@ func (u *run) cpu() (clusterCPU, error) {
 	c.idle, err = parseIdle(string(stat))
 	return c, err
 }
+
+// convergeCPU is the CPU time the contender used while the Foos converged.
+func (r result) convergeCPU() time.Duration { return r.convergeCluster.processes[contenderProcess] }
 
 // since is the CPU time used from earlier until c.
 func (c clusterCPU) since(earlier clusterCPU) clusterCPU {

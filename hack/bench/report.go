@@ -257,7 +257,7 @@ func table(b *strings.Builder, g *group) {
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
 	line("B1 until the last event written in the namespace (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
-	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU * 1000 / time.Duration(r.n) }))
+	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU() * 1000 / time.Duration(r.n) }))
 	line("B1 CPU while converging (utime + stime) of the cluster's processes and the contender's, and the machine's idle CPU time", processes(func(r result) clusterCPU { return r.convergeCluster }, func(r result) time.Duration { return r.converge }))
 	line(fmt.Sprintf("most rate-limited requests (all but watches) in any window of %v / %v (sliding, each of its processes)", rateWindows[0], rateWindows[1]), func(rs []result) string {
 		cells := make([]string, len(rateWindows))
@@ -641,7 +641,7 @@ func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 		fmt.Fprintf(b, "The operator's last repeat: it converged %d Foos in %v with %d workers, using %v of CPU (%.2f cores on average). "+
 			"Its workqueue was at most %d deep (sampled every %v); a Foo waited in it %v at the median and %v at p99, and a reconcile took %v and %v "+
 			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade).\n\n",
-			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU), op.convergeCPU.Seconds()/op.converge.Seconds(),
+			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU()), op.convergeCPU().Seconds()/op.converge.Seconds(),
 			op.queue.maxDepth, depthSampleInterval, twoDigits(op.queue.waitP50), twoDigits(op.queue.waitP99), twoDigits(op.queue.workP50), twoDigits(op.queue.workP99))
 		fmt.Fprintf(b, "CPU profiles from the moment every Foo was created, in slices of %v until all were ready (at most %v): "+
 			"each cell is the CPU time of the samples with a function of the group on the stack, and its share of the profile's (a sample may count in several groups).\n\n", cpuProfileSlice, maxCPUProfile)
