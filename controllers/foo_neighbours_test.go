@@ -332,6 +332,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(deploymentChanges(requests.writesSince(before))).To(HaveLen(1), "one patch, no apply after it")
 		Expect(scaled.Spec.Replicas).To(Equal(ptr.To[int32](3)))
 		Expect(scaled.Labels).To(HaveKeyWithValue(DesiredHashLabel, desired.Labels[DesiredHashLabel]))
+		Expect(scaled.Annotations).To(Equal(cached.Annotations), "the Deployment controller copies annotations to the ReplicaSet: a scale changes none")
 		fields, err := fieldSet(desired)
 		Expect(err).NotTo(HaveOccurred())
 		got, err := driftOf(desired, fields, scaled)
