@@ -69,19 +69,46 @@ func sendAtLimit(l limits, from time.Time, d time.Duration) []time.Time {
 }
 
 // TestBoundHoldsForClientGoBuckets checks the bound against client-go's own token bucket
-// sending as fast as it may: within it, and tight (the bucket reaches B + Q·w).
+// sending as fast as it may: within it, and tight (the bucket reaches B + Q·w, short of the
+// bound by the requests of arrivalSkew at most).
 func TestBoundHoldsForClientGoBuckets(t *testing.T) {
 	for _, l := range []limits{clientGoDefaults, {qps: 50, burst: 100}, {qps: 20, burst: 30}} {
 		sent := sendAtLimit(l, t0, 30*time.Second)
 		got, _ := peaks(sent, []span{{from: t0, to: t0.Add(time.Minute)}})
 		for i, w := range rateWindows {
 			bound := l.bound(1, w)
-			if got[i] > bound || got[i] < bound-2 {
-				t.Errorf("%v, window %v: peak %d, want within the bound %d and at least %d", l, w, got[i], bound, bound-2)
+			least := bound - 2 - int(l.qps*arrivalSkew.Seconds())
+			if got[i] > bound || got[i] < least {
+				t.Errorf("%v, window %v: peak %d, want within the bound %d and at least %d", l, w, got[i], bound, least)
 			}
 		}
 		if e := exceeded(l, 1, got); e != nil {
 			t.Errorf("%v: exceeded %v", l, e)
+		}
+	}
+}
+
+// TestBoundHoldsForSkewedArrivals checks that a bucket sending as fast as it may stays
+// within the bound when the server receives its requests up to arrivalSkew late: the
+// requests sent before a moment arrive that much late, those after it on time, which packs
+// the most of them into the windows around it.
+func TestBoundHoldsForSkewedArrivals(t *testing.T) {
+	for _, l := range []limits{clientGoDefaults, {qps: 50, burst: 100}} {
+		sent := sendAtLimit(l, t0, 30*time.Second)
+		for _, w := range rateWindows {
+			packed := t0.Add(5*time.Second + w/2)
+			received := make([]time.Time, len(sent))
+			for i, at := range sent {
+				if at.Before(packed) {
+					at = at.Add(arrivalSkew)
+				}
+				received[i] = at
+			}
+			slices.SortFunc(received, time.Time.Compare)
+			got, _ := peaks(received, []span{{from: t0, to: t0.Add(time.Minute)}})
+			if e := exceeded(l, 1, got); e != nil {
+				t.Errorf("%v, packed around %v: exceeded %v", l, w, e)
+			}
 		}
 	}
 }

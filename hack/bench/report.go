@@ -62,8 +62,9 @@ var readingGuide = `How to read it:
   most B + Q·w requests in any window of w. The most requests of each contender's in any window
   of 1 s and of 10 s (sliding over the audit log's receipt times, within each of its processes)
   must stay within that bound times its token buckets, plus one request per bucket for the
-  token on the window's edge; the benchmark fails otherwise. Watches are not counted there:
-  client-go sends them without waiting on the bucket. The operator and the bare client
+  token on the window's edge and Q·` + arrivalSkew.String() + ` for requests that reach the server
+  up to ` + arrivalSkew.String() + ` closer together than the client sent them; the benchmark fails
+  otherwise. Watches are not counted there: client-go sends them without waiting on the bucket. The operator and the bare client
   have one bucket that all their clients share. sample-controller has three: its rest.Config
   leaves QPS at 0, so client-go gives each API group's client a bucket of its defaults, and it
   uses three groups (apps/v1 for its Deployments, core/v1 for its events, samplecontroller.k8s.io
