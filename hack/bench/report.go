@@ -64,11 +64,12 @@ var readingGuide = `How to read it:
   must stay within that bound times its token buckets, plus one request per bucket for the
   token on the window's edge and Q·` + arrivalSkew.String() + ` for requests that reach the server
   up to ` + arrivalSkew.String() + ` closer together than the client sent them; the benchmark fails
-  otherwise. Watches are not counted there: client-go sends them without waiting on the bucket. The operator and the bare client
-  have one bucket that all their clients share. sample-controller has three: its rest.Config
-  leaves QPS at 0, so client-go gives each API group's client a bucket of its defaults, and it
-  uses three groups (apps/v1 for its Deployments, core/v1 for its events, samplecontroller.k8s.io
-  for its Foos): its bound is three times one bucket's.
+  otherwise. Watches are not counted there: client-go sends them without waiting on the bucket.
+  The operator and the bare client have one bucket that all their clients share.
+  sample-controller has three: its rest.Config leaves QPS at 0, so client-go gives each API
+  group's client a bucket of its defaults, and it uses three groups (apps/v1 for its
+  Deployments, core/v1 for its events, samplecontroller.k8s.io for its Foos): its bound is three
+  times one bucket's.
 - Per-Foo times (p50, p99) are from a watch on the Foos and one on the Deployments, begun before
   the first Foo is created: from the moment the benchmark's request that created (or scaled)
   the Foo returned until the watch saw its status.availableReplicas equal its spec.replicas;
