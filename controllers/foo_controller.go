@@ -137,6 +137,8 @@ type FooReconciler struct {
 	// memory is what passes remember about Foos in a name conflict or a field contest, and
 	// the status writes the cache has not shown yet.
 	memory memories
+	// ownership is what passes remember of the fields the operator's Deployments lack.
+	ownership ownership
 }
 
 // Foos are read from the cache only: list and watch, no get. test/chaos checks that every
@@ -160,6 +162,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	foo := &samplev1alpha1.Foo{}
 	if err := r.Get(ctx, req.NamespacedName, foo); err != nil || !foo.DeletionTimestamp.IsZero() {
 		r.memory.forget(req.NamespacedName)
+		r.ownership.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
@@ -348,11 +351,8 @@ func (r *FooReconciler) observe(ctx context.Context, reader client.Reader, foo *
 	if !o.controlled {
 		return o, nil
 	}
-	want, err := fieldSet(desired)
-	if err != nil {
-		return seen{}, err
-	}
-	o.drift, err = driftOf(desired, want, d)
+	var err error
+	o.drift, err = r.ownership.driftOf(client.ObjectKeyFromObject(foo), desired, d)
 	return o, err
 }
 

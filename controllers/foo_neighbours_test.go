@@ -333,9 +333,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		Expect(scaled.Spec.Replicas).To(Equal(ptr.To[int32](3)))
 		Expect(scaled.Labels).To(HaveKeyWithValue(DesiredHashLabel, desired.Labels[DesiredHashLabel]))
 		Expect(scaled.Annotations).To(Equal(cached.Annotations), "the Deployment controller copies annotations to the ReplicaSet: a scale changes none")
-		fields, err := fieldSet(desired)
-		Expect(err).NotTo(HaveOccurred())
-		got, err := driftOf(desired, fields, scaled)
+		got, err := (&ownership{}).driftOf(client.ObjectKeyFromObject(foo), desired, scaled)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.none()).To(BeTrue(), "the patch's entry holds the replicas and hash it wrote: %+v", got)
 

@@ -62,9 +62,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 			change(getDeployment(Default, ns, foo.Spec.DeploymentName))
 
 			desired := deploymentFor(foo, testImage)
-			fields, err := fieldSet(desired)
-			Expect(err).NotTo(HaveOccurred())
-			got, err := driftOf(desired, fields, getDeployment(Default, ns, foo.Spec.DeploymentName))
+			got, err := (&ownership{}).driftOf(client.ObjectKeyFromObject(foo), desired, getDeployment(Default, ns, foo.Spec.DeploymentName))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(!got.none()).To(Equal(want), "%+v", got)
 		},
@@ -113,9 +111,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		Expect(filter(requests.since(before, http.MethodGet, http.MethodPost), path)[0]).To(Equal("POST /apis/apps/v1"+path), "the create comes first")
 		Expect(ownEntries(d)).To(Equal([]metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationUpdate}), "the create's entry")
 		desired := deploymentFor(getFoo(Default, foo), testImage)
-		fields, err := fieldSet(desired)
-		Expect(err).NotTo(HaveOccurred())
-		got, err := driftOf(desired, fields, d)
+		got, err := (&ownership{}).driftOf(client.ObjectKeyFromObject(foo), desired, d)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.none()).To(BeTrue(), "the create's entry counts as the operator's own: %+v", got)
 		name := path + "/" + foo.Spec.DeploymentName

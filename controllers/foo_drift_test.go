@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The Foo Operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// deploymentOwning is a Deployment of desired's name and hash in whose managedFields the
+// operator's apply owns fields, and kube-controller-manager the status.
+func deploymentOwning(t testing.TB, desired *appsv1ac.DeploymentApplyConfiguration, fields *fieldpath.Set) *appsv1.Deployment {
+	t.Helper()
+	raw, err := fields.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: *desired.Name, Namespace: *desired.Namespace,
+			Labels: map[string]string{DesiredHashLabel: desired.Labels[DesiredHashLabel]},
+			ManagedFields: []metav1.ManagedFieldsEntry{
+				{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: raw}},
+				{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}},
+			},
+		},
+	}
+}
+
+// TestOwnershipRemembersWhatItWasComputedFrom checks that a pass reuses the lost fields of
+// the last only for the same desired Deployment and the same entries of the operator's.
+func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
+	foo := newFoo("remembered", withIdentity("remembered-uid", 1))
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
+	desired := deploymentFor(foo, "img")
+	want, err := fieldSet(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lostReplicas := deploymentOwning(t, desired, want.Difference(replicasField))
+	var m ownership
+	check := func(what string, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, lost *fieldpath.Set) *fieldpath.Set {
+		t.Helper()
+		got, err := m.driftOf(key, desired, live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := (&ownership{}).driftOf(key, desired, live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.lost.Equals(lost) || !fresh.lost.Equals(lost) {
+			t.Errorf("%s: lost %s, computed afresh %s; want %s", what, got.lost, fresh.lost, lost)
+		}
+		return got.lost
+	}
+
+	first := check("the replicas taken", desired, lostReplicas, replicasField)
+	status := lostReplicas.DeepCopy()
+	status.ManagedFields[1].FieldsV1.Raw = []byte(`{"f:status":{"f:replicas":{}}}`)
+	if again := check("a status write since", desired, status, replicasField); again != first {
+		t.Errorf("a status write since: the lost fields were computed again")
+	}
+	check("the replicas owned again", desired, deploymentOwning(t, desired, want), &fieldpath.Set{})
+	check("the replicas taken again", desired, lostReplicas, replicasField)
+	scaled := deploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), "img")
+	if again := check("another desired Deployment", scaled, lostReplicas, replicasField); again == first {
+		t.Errorf("another desired Deployment: the lost fields of the last were reused")
+	}
+	m.forget(key)
+	if len(m.byFoo) != 0 {
+		t.Errorf("forget left %d Foos", len(m.byFoo))
+	}
+}
+
+// BenchmarkDriftOf measures the ownership part of a pass over a Foo whose Deployment the
+// operator created: typing the desired Deployment and parsing the entries, and the pass
+// that finds both as the last one did.
+func BenchmarkDriftOf(b *testing.B) {
+	foo := newFoo("benchmarked", withIdentity("benchmarked-uid", 1))
+	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
+	desired := deploymentFor(foo, "img")
+	want, err := fieldSet(desired)
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := deploymentOwning(b, desired, want)
+	b.Run("computed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (&ownership{}).driftOf(key, desired, live); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("remembered", func(b *testing.B) {
+		var m ownership
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := m.driftOf(key, desired, live); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
