@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -183,6 +184,20 @@ func asDeployment(ac *appsv1ac.DeploymentApplyConfiguration) (*appsv1.Deployment
 func withUnavailable() deploymentOption {
 	return func(d *appsv1.Deployment) {
 		setDeploymentCondition(d, appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasAvailable")
+	}
+}
+
+// withOwnedFields records an apply of the operator that owns fields, and a status write of
+// kube-controller-manager, as the API server does in managedFields.
+func withOwnedFields(fields *fieldpath.Set) deploymentOption {
+	raw, err := fields.ToJSON()
+	if err != nil {
+		panic(err)
+	}
+	return func(d *appsv1.Deployment) {
+		d.ManagedFields = append(d.ManagedFields,
+			metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: raw}},
+			metav1.ManagedFieldsEntry{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}})
 	}
 }
 

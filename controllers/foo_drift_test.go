@@ -20,43 +20,22 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
-
-// deploymentOwning is a Deployment of desired's name and hash in whose managedFields the
-// operator's apply owns fields, and kube-controller-manager the status.
-func deploymentOwning(t testing.TB, desired *appsv1ac.DeploymentApplyConfiguration, fields *fieldpath.Set) *appsv1.Deployment {
-	t.Helper()
-	raw, err := fields.ToJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: *desired.Name, Namespace: *desired.Namespace,
-			Labels: map[string]string{DesiredHashLabel: desired.Labels[DesiredHashLabel]},
-			ManagedFields: []metav1.ManagedFieldsEntry{
-				{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: raw}},
-				{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}},
-			},
-		},
-	}
-}
 
 // TestOwnershipRemembersWhatItWasComputedFrom checks that a pass reuses the lost fields of
 // the last only for the same desired Deployment and the same entries of the operator's.
 func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	foo := newFoo("remembered", withIdentity("remembered-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
-	desired := deploymentFor(foo, "img")
+	desired := deploymentFor(foo, testImage)
 	want, err := fieldSet(desired)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lostReplicas := deploymentOwning(t, desired, want.Difference(replicasField))
+	lostReplicas := newDeployment(foo, withOwnedFields(want.Difference(replicasField)))
 	var m ownership
 	check := func(what string, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, lost *fieldpath.Set) *fieldpath.Set {
 		t.Helper()
@@ -80,9 +59,9 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	if again := check("a status write since", desired, status, replicasField); again != first {
 		t.Errorf("a status write since: the lost fields were computed again")
 	}
-	check("the replicas owned again", desired, deploymentOwning(t, desired, want), &fieldpath.Set{})
+	check("the replicas owned again", desired, newDeployment(foo, withOwnedFields(want)), &fieldpath.Set{})
 	check("the replicas taken again", desired, lostReplicas, replicasField)
-	scaled := deploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), "img")
+	scaled := deploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), testImage)
 	if again := check("another desired Deployment", scaled, lostReplicas, replicasField); again == first {
 		t.Errorf("another desired Deployment: the lost fields of the last were reused")
 	}
@@ -98,12 +77,12 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 func BenchmarkDriftOf(b *testing.B) {
 	foo := newFoo("benchmarked", withIdentity("benchmarked-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
-	desired := deploymentFor(foo, "img")
+	desired := deploymentFor(foo, testImage)
 	want, err := fieldSet(desired)
 	if err != nil {
 		b.Fatal(err)
 	}
-	live := deploymentOwning(b, desired, want)
+	live := newDeployment(foo, withOwnedFields(want))
 	b.Run("computed", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
