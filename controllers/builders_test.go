@@ -86,7 +86,7 @@ type deploymentOption func(*appsv1.Deployment)
 
 // newDeployment is the Deployment the operator builds for foo, before any controller ran.
 func newDeployment(foo *samplev1alpha1.Foo, opts ...deploymentOption) *appsv1.Deployment {
-	d, err := asDeployment(deploymentFor(foo, testImage))
+	d, err := asDeployment(DeploymentFor(foo, testImage))
 	if err != nil {
 		panic(err)
 	}

@@ -66,7 +66,7 @@ var _ = Describe("Foo admission", func() {
 			foo := &samplev1alpha1.Foo{}
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, foo)).To(Succeed())
 			Expect(validateFoo(foo, testImage)).To(Succeed())
-			desired := deploymentFor(foo, testImage)
+			desired := DeploymentFor(foo, testImage)
 			_, err := reconciler.Deployments.Deployments(ns).Apply(ctx, desired, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}})
 			Expect(err).NotTo(HaveOccurred())
 		},

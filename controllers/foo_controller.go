@@ -295,7 +295,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
 		return nil, newPassError(invalidSpec, err)
 	}
-	desired := deploymentFor(foo, r.DefaultImage)
+	desired := DeploymentFor(foo, r.DefaultImage)
 	cached := !r.memory.inConflict(foo)
 	reader := r.APIReader
 	if cached {

@@ -71,7 +71,7 @@ func SelectorLabels(fooName string) map[string]string {
 }
 
 // madeFor reports whether d was created for foo: its selector, which the API server never
-// lets change, is the one deploymentFor gives foo's Deployments.
+// lets change, is the one DeploymentFor gives foo's Deployments.
 func madeFor(d *appsv1.Deployment, foo *samplev1alpha1.Foo) bool {
 	return d.Spec.Selector != nil && len(d.Spec.Selector.MatchExpressions) == 0 &&
 		maps.Equal(d.Spec.Selector.MatchLabels, SelectorLabels(foo.Name))
@@ -88,10 +88,11 @@ func deploymentLabels(foo *samplev1alpha1.Foo) map[string]string {
 	return labels
 }
 
-// deploymentFor is the Deployment a Foo asks for, as a server-side apply configuration: it
+// DeploymentFor is the Deployment a Foo asks for, as a server-side apply configuration: it
 // holds exactly the fields the operator owns, so applying it never touches fields other
-// actors set. image is the operand image when the Foo names none.
-func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.DeploymentApplyConfiguration {
+// actors set. defaultImage is the operand image when the Foo names none. make bench's bare
+// client creates it too, so that its cluster runs the same pods as the operator's.
+func DeploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.DeploymentApplyConfiguration {
 	image := foo.Spec.Image
 	if image == "" {
 		image = defaultImage

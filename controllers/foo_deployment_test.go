@@ -75,7 +75,7 @@ func TestDeploymentFor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			tt.foo.UID = "uid-1"
-			d, err := asDeployment(deploymentFor(tt.foo, testImage))
+			d, err := asDeployment(DeploymentFor(tt.foo, testImage))
 			g.Expect(err).NotTo(HaveOccurred())
 
 			g.Expect(d.Name).To(Equal(tt.wantName))

@@ -37,7 +37,7 @@ func TestTrimmedSchemaTypesAsFull(t *testing.T) {
 	}
 	for _, foo := range []*samplev1alpha1.Foo{newFoo("a"), newFoo("b", withReplicas(3), withImage("x:1")), newFoo("c", withDeploymentName("d"))} {
 		for _, m := range mods {
-			desired := deploymentFor(foo, "img")
+			desired := DeploymentFor(foo, "img")
 			m(desired)
 			got, err := fieldSet(desired)
 			if err != nil {

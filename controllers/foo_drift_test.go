@@ -30,7 +30,7 @@ import (
 func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	foo := newFoo("remembered", withIdentity("remembered-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
-	desired := deploymentFor(foo, testImage)
+	desired := DeploymentFor(foo, testImage)
 	want, err := fieldSet(desired)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	}
 	check("the replicas owned again", desired, newDeployment(foo, withOwnedFields(want)), &fieldpath.Set{})
 	check("the replicas taken again", desired, lostReplicas, replicasField)
-	scaled := deploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), testImage)
+	scaled := DeploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), testImage)
 	if again := check("another desired Deployment", scaled, lostReplicas, replicasField); again == first {
 		t.Errorf("another desired Deployment: the lost fields of the last were reused")
 	}
@@ -77,7 +77,7 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 func BenchmarkDriftOf(b *testing.B) {
 	foo := newFoo("benchmarked", withIdentity("benchmarked-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
-	desired := deploymentFor(foo, testImage)
+	desired := DeploymentFor(foo, testImage)
 	want, err := fieldSet(desired)
 	if err != nil {
 		b.Fatal(err)

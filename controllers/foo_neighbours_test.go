@@ -91,13 +91,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		pinDigestsIn(ns)
 		// A Foo that is not stored: only this spec's direct calls write its Deployment.
 		foo := newFoo("noop", withNamespace(ns), withIdentity("noop-uid", 1))
-		_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+		_, err := reconciler.applyDeployment(ctx, DeploymentFor(foo, testImage))
 		Expect(err).NotTo(HaveOccurred())
 		stored := getDeployment(Default, ns, foo.Spec.DeploymentName)
 		// Read from the counter itself: the series exists only after a first update.
 		updates := testutil.ToFloat64(deploymentWrites.WithLabelValues("update"))
 
-		d, err := reconciler.applyOver(ctx, foo, deploymentFor(foo, testImage), stored, false, "")
+		d, err := reconciler.applyOver(ctx, foo, DeploymentFor(foo, testImage), stored, false, "")
 
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.ResourceVersion).To(Equal(stored.ResourceVersion))
@@ -285,13 +285,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 				By(fmt.Sprintf("%s, before the write %+v", change.name, w))
 				// A Foo that is not stored, so only this spec's direct call reconciles it.
 				foo := newFoo("released", withNamespace(ns), withDeploymentName(fmt.Sprintf("%d-%t", len(change.name), w.scale)), withIdentity("released-uid", 1))
-				_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+				_, err := reconciler.applyDeployment(ctx, DeploymentFor(foo, testImage))
 				Expect(err).NotTo(HaveOccurred())
 				cached := getDeployment(Default, ns, foo.Spec.DeploymentName) // what a lagging cache holds
 				after := change.change(cached.DeepCopy())
 
 				foo.Spec.Replicas = ptr.To[int32](3) // the Foo changed: the cached Deployment has drifted
-				_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), cached, w)
+				_, err = reconciler.act(ctx, foo, DeploymentFor(foo, testImage), cached, w)
 				kind, _ := kindOf(err)
 				Expect(kind).To(Equal(staleDecision), "the write is refused, or the apply after it carries the cached resourceVersion: got %v", err)
 				Eventually(func() errorKind {
@@ -310,13 +310,13 @@ var _ = Describe("Neighbours of the Deployment", func() {
 	It("never scales a Deployment whose spec changed since it was cached, and scales one whose status alone changed", func() {
 		// A Foo that is not stored, so only this spec's direct calls reconcile it.
 		foo := newFoo("stale-scale", withNamespace(ns), withIdentity("stale-scale-uid", 1))
-		_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+		_, err := reconciler.applyDeployment(ctx, DeploymentFor(foo, testImage))
 		Expect(err).NotTo(HaveOccurred())
 		cached := getDeployment(Default, ns, foo.Spec.DeploymentName)
 		neighbourUpdates(ctx, cached.DeepCopy(), func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](5) })
 
 		foo.Spec.Replicas = ptr.To[int32](3)
-		desired := deploymentFor(foo, testImage)
+		desired := DeploymentFor(foo, testImage)
 		_, err = reconciler.act(ctx, foo, desired, cached, write{action: updateWrite, scale: true})
 		kind, _ := kindOf(err)
 		Expect(kind).To(Equal(staleDecision), "the patch tests the generation the decision saw: got %v", err)
@@ -340,7 +340,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		By("not scaling, nor creating, a Deployment deleted since")
 		Expect(k8sClient.Delete(ctx, scaled)).To(Succeed())
 		foo.Spec.Replicas = ptr.To[int32](4)
-		_, err = reconciler.act(ctx, foo, deploymentFor(foo, testImage), scaled, write{action: updateWrite, scale: true})
+		_, err = reconciler.act(ctx, foo, DeploymentFor(foo, testImage), scaled, write{action: updateWrite, scale: true})
 		kind, _ = kindOf(err)
 		Expect(kind).To(Equal(staleDecision), "got %v", err)
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(scaled), &appsv1.Deployment{})).To(MatchError(ContainSubstring("not found")))

@@ -57,11 +57,11 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		func(change func(d *appsv1.Deployment), want bool) {
 			// A Foo that is not stored: the manager leaves its Deployment alone.
 			foo := newFoo("judged", withNamespace(ns), withIdentity("judged-uid", 1))
-			_, err := reconciler.applyDeployment(ctx, deploymentFor(foo, testImage))
+			_, err := reconciler.applyDeployment(ctx, DeploymentFor(foo, testImage))
 			Expect(err).NotTo(HaveOccurred())
 			change(getDeployment(Default, ns, foo.Spec.DeploymentName))
 
-			desired := deploymentFor(foo, testImage)
+			desired := DeploymentFor(foo, testImage)
 			got, err := (&ownership{}).driftOf(client.ObjectKeyFromObject(foo), desired, getDeployment(Default, ns, foo.Spec.DeploymentName))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(!got.none()).To(Equal(want), "%+v", got)
@@ -110,7 +110,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		d := eventuallyDeployment(ns, foo.Spec.DeploymentName)
 		Expect(filter(requests.since(before, http.MethodGet, http.MethodPost), path)[0]).To(Equal("POST /apis/apps/v1"+path), "the create comes first")
 		Expect(ownEntries(d)).To(Equal([]metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationUpdate}), "the create's entry")
-		desired := deploymentFor(getFoo(Default, foo), testImage)
+		desired := DeploymentFor(getFoo(Default, foo), testImage)
 		got, err := (&ownership{}).driftOf(client.ObjectKeyFromObject(foo), desired, d)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.none()).To(BeTrue(), "the create's entry counts as the operator's own: %+v", got)
@@ -243,7 +243,7 @@ var _ = Describe("Ownership of the Deployment's fields", func() {
 		foo := newFoo("racer", withNamespace(ns), withDeploymentName("x"), withIdentity("racer-uid", 1))
 		foreign := createForeignDeployment(ctx, ns, "x")
 
-		_, err := reconciler.act(ctx, foo, deploymentFor(foo, testImage), nil, write{action: createWrite})
+		_, err := reconciler.act(ctx, foo, DeploymentFor(foo, testImage), nil, write{action: createWrite})
 		kind, _ := kindOf(err)
 		Expect(kind).To(Equal(staleDecision), "the API server refuses the create with AlreadyExists: got %v", err)
 		Expect(errorPolicies[kind].retry).To(BeTrue())
@@ -396,7 +396,7 @@ func olderVersionApplies(ctx context.Context, d *appsv1.Deployment) {
 	GinkgoHelper()
 	foo := newFoo(d.OwnerReferences[0].Name, withNamespace(d.Namespace), withDeploymentName(d.Name),
 		withIdentity(string(d.OwnerReferences[0].UID), 1), withReplicas(ptr.Deref(d.Spec.Replicas, 1)))
-	older := deploymentFor(foo, testImage)
+	older := DeploymentFor(foo, testImage)
 	c := &older.Spec.Template.Spec.Containers[0]
 	c.WithStartupProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(intstr.FromString("http")))).
 		WithEnv(corev1ac.EnvVar().WithName("NGINX_WORKER_PROCESSES").WithValue("2"))

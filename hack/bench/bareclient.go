@@ -18,16 +18,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os/signal"
 	"syscall"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -39,6 +40,9 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
 )
 
 const (
@@ -48,7 +52,7 @@ const (
 )
 
 // runBareClient is the lower bound the operator is measured against: it makes only the
-// requests that converging Foos needs — create each Deployment, set its replicas when the
+// requests that converging Foos needs — create each Deployment (the operator's), set its replicas when the
 // Foo's change, write a Foo's status when its available replicas change — with the
 // operator's client limits (-qps, -burst), its number of workers and its cache scope (Foos, and
 // only the Deployments it made). It has none of the operator's checks, conditions, events,
@@ -116,7 +120,9 @@ func runBareClient(args []string) error {
 		d, err := deployments.Lister().Deployments(foo.GetNamespace()).Get(name)
 		switch {
 		case apierrors.IsNotFound(err):
-			_, err = kube.AppsV1().Deployments(foo.GetNamespace()).Create(ctx, deploymentFor(foo, name, int32(replicas)), metav1.CreateOptions{})
+			if d, err = deploymentFor(foo); err == nil {
+				_, err = kube.AppsV1().Deployments(foo.GetNamespace()).Create(ctx, d, metav1.CreateOptions{})
+			}
 			return err
 		case err != nil:
 			return err
@@ -158,22 +164,24 @@ func runBareClient(args []string) error {
 	return nil
 }
 
-// deploymentFor is the nginx Deployment of a Foo: sample-controller's, with the label of
-// the bare client's cache.
-func deploymentFor(foo *unstructured.Unstructured, name string, replicas int32) *appsv1.Deployment {
-	labels := map[string]string{"app": "nginx", "controller": foo.GetName()}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: foo.GetNamespace(), Labels: map[string]string{bareClientLabel: bareClientUserAgent},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(foo, foo.GroupVersionKind())},
-		},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}},
-			},
-		},
+// deploymentFor is the Deployment the operator makes for foo (controllers.DeploymentFor, its
+// default image), with the label of the bare client's cache: the two clusters run the same
+// pods, so that what the operator costs beyond the bare client is its own doing, not its
+// template's (probes, resources, security contexts, a volume, more labels than
+// sample-controller's).
+func deploymentFor(foo *unstructured.Unstructured) (*appsv1.Deployment, error) {
+	typed := &samplev1alpha1.Foo{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(foo.Object, typed); err != nil {
+		return nil, err
 	}
+	raw, err := json.Marshal(controllers.DeploymentFor(typed, controllers.DefaultOperandImage))
+	if err != nil {
+		return nil, err
+	}
+	d := &appsv1.Deployment{}
+	if err := json.Unmarshal(raw, d); err != nil {
+		return nil, err
+	}
+	d.Labels[bareClientLabel] = bareClientUserAgent
+	return d, nil
 }

@@ -781,7 +781,10 @@ func (u *run) drift(r *result) (time.Time, error) {
 // rateLimited reports whether the request of e went through its client's token bucket:
 // every request but a watch, which client-go's Request.Watch sends without waiting on the
 // bucket.
-func rateLimited(e framework.AuditEvent) bool { return e.Verb != "watch" }
+func rateLimited(e framework.AuditEvent) bool { return e.Verb != verbWatch }
+
+// verbWatch is the audit log's verb of a watch.
+const verbWatch = "watch"
 
 // sent reports whether c sent the request of e.
 func (c contender) sent(e framework.AuditEvent) bool {

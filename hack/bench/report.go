@@ -90,9 +90,9 @@ var readingGuide = `How to read it:
   between a scrape before the Foos were created and one once they were ready (histogram_quantile,
   linear within a bucket), by verb, of requests for resources (not /metrics nor /debug/pprof)
   other than the long-running WATCH and CONNECT.
-- The bare client is the lower bound: the same work (a Deployment per Foo, its replicas, the
-  Foo's availableReplicas), the same client limits, as many workers and the same cache scope as
-  the operator, and nothing else. What the operator does beyond it shows in the difference: an event
+- The bare client is the lower bound: the same work (the operator's Deployment for each Foo,
+  its pod template included, its replicas, the Foo's availableReplicas), the same client limits,
+  as many workers and the same cache scope as the operator, and nothing else. What the operator does beyond it shows in the difference: an event
   for each change it makes to a Deployment (when its client limit binds, sent only with tokens
   none of its other requests could use, its bucket being full, and dropped past 1000 waiting); status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
@@ -465,7 +465,7 @@ func requests(rs []result, f func(r result) map[string]int, scale func(r result)
 // minutes.
 func recurring(key string) bool {
 	verb, resource, _ := strings.Cut(key, " ")
-	if verb == "watch" {
+	if verb == verbWatch {
 		return true
 	}
 	switch resource {
@@ -478,7 +478,7 @@ func recurring(key string) bool {
 // isRead reports whether a "verb resource" key is a read.
 func isRead(key string) bool {
 	verb, _, _ := strings.Cut(key, " ")
-	return verb == "get" || verb == "list" || verb == "watch"
+	return verb == "get" || verb == "list" || verb == verbWatch
 }
 
 func seconds(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
