@@ -170,10 +170,11 @@ func verifyLimits(runs []result) error {
 }
 
 // measureAll measures each contender of config with n Foos, one after the other or side by
-// side, profiling their convergence when profiled.
+// side, profiling their convergence when profiled, with a machine check between runs.
 func measureAll(config configuration, n int, idle time.Duration, profiled bool) ([]result, error) {
 	rs := make([]result, len(config.contenders))
 	errs := make([]error, len(config.contenders))
+	before := machineCheck()
 	var wg sync.WaitGroup
 	for i, name := range config.contenders {
 		m := func() {
@@ -183,11 +184,20 @@ func measureAll(config configuration, n int, idle time.Duration, profiled bool) 
 		}
 		if config.sideBySide {
 			wg.Go(m)
-		} else {
-			m()
+			continue
 		}
+		m()
+		after := machineCheck()
+		rs[i].machine = [2]time.Duration{before, after}
+		before = after
 	}
 	wg.Wait()
+	if config.sideBySide {
+		after := machineCheck()
+		for i := range rs {
+			rs[i].machine = [2]time.Duration{before, after}
+		}
+	}
 	return rs, errors.Join(errs...)
 }
 

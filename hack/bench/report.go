@@ -181,6 +181,9 @@ func report(runs []result, run runFacts, path string) error {
 	}
 	fmt.Fprintf(&b, "Run of `make bench` on %s: %s, %s. The run (`%s`) took %v.\n\n",
 		run.began.UTC().Format("2006-01-02"), run.machine, commit, strings.Join(os.Args[1:], " "), run.took.Round(time.Minute))
+	fastest, slowest := machineChecks(runs)
+	fmt.Fprintf(&b, "The machine checks between runs (SHA-256 of %d MiB on one CPU, the fastest of 3, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare.\n\n",
+		machineCheckMiB, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
 	fmt.Fprintf(&b, "Each contender has started its workers before the first Foo is created. ")
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
@@ -232,6 +235,11 @@ func table(b *strings.Builder, g *group) {
 			return duration(func(r result) time.Duration { return f(r).p50 })(rs) + " / " + duration(func(r result) time.Duration { return f(r).p99 })(rs)
 		}
 	}
+	short := func(f func(r result) time.Duration) func([]result) string {
+		return func(rs []result) string {
+			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return twoDigits(time.Duration(v * float64(time.Second))).String() })
+		}
+	}
 	idle := func(cell func([]result) string) func([]result) string {
 		return func(rs []result) string {
 			if rs[0].idle == 0 {
@@ -255,6 +263,9 @@ func table(b *strings.Builder, g *group) {
 				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(runtime.NumCPU()) })(rs)
 		}
 	}
+	line(fmt.Sprintf("machine check before / after the run (SHA-256 of %d MiB on one CPU; side by side, before and after them all)", machineCheckMiB), func(rs []result) string {
+		return short(func(r result) time.Duration { return r.machine[0] })(rs) + " / " + short(func(r result) time.Duration { return r.machine[1] })(rs)
+	})
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
@@ -333,11 +344,6 @@ func table(b *strings.Builder, g *group) {
 	})
 	line("kube-apiserver open watches after convergence (its cluster: all clients)", count(func(r result) float64 { return float64(r.watches) }))
 	line("workers (Foos worked on at once: the operator's controller_runtime_max_concurrent_reconciles, the others' logs)", count(func(r result) float64 { return float64(r.workers) }))
-	short := func(f func(r result) time.Duration) func([]result) string {
-		return func(rs []result) string {
-			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return twoDigits(time.Duration(v * float64(time.Second))).String() })
-		}
-	}
 	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, in the profiled run); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
