@@ -46,7 +46,7 @@ func machineCheck() time.Duration {
 	return slices.Min(took)
 }
 
-// machineChecks are the slowest and the fastest machine check of runs, before or after any.
+// machineChecks are the fastest and the slowest machine check of runs, before or after any.
 func machineChecks(runs []result) (fastest, slowest time.Duration) {
 	for _, r := range runs {
 		for _, c := range r.machine {
