@@ -182,8 +182,8 @@ func report(runs []result, run runFacts, path string) error {
 	fmt.Fprintf(&b, "Run of `make bench` on %s: %s, %s. The run (`%s`) took %v.\n\n",
 		run.began.UTC().Format("2006-01-02"), run.machine, commit, strings.Join(os.Args[1:], " "), run.took.Round(time.Minute))
 	fastest, slowest := machineChecks(runs)
-	fmt.Fprintf(&b, "The machine checks between runs (SHA-256 of %d MiB on one CPU, the fastest of 3, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare.\n\n",
-		machineCheckMiB, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
+	fmt.Fprintf(&b, "The machine checks between runs (%s, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare.\n\n",
+		machineCheckLabel, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
 	fmt.Fprintf(&b, "Each contender has started its workers before the first Foo is created. ")
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
@@ -263,7 +263,7 @@ func table(b *strings.Builder, g *group) {
 				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(runtime.NumCPU()) })(rs)
 		}
 	}
-	line(fmt.Sprintf("machine check before / after the run (SHA-256 of %d MiB on one CPU; side by side, before and after them all)", machineCheckMiB), func(rs []result) string {
+	line("machine check before / after the run ("+machineCheckLabel+"; side by side, before and after them all)", func(rs []result) string {
 		return short(func(r result) time.Duration { return r.machine[0] })(rs) + " / " + short(func(r result) time.Duration { return r.machine[1] })(rs)
 	})
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
