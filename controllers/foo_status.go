@@ -308,21 +308,34 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 	case d.Status.AvailableReplicas < replicas && now.Before(scalingDeadline(d)):
 		reason, waiting = samplev1alpha1.ScalingReason, fmt.Sprintf("Deployment %s is scaling to %d replicas: %d available", d.Name, replicas, d.Status.AvailableReplicas)
 	case d.Status.AvailableReplicas < replicas && !available(d) && degraded.Status != metav1.ConditionTrue:
-		degraded.Status, degraded.Reason = metav1.ConditionTrue, samplev1alpha1.ReplicasUnavailableReason
-		degraded.Message = fmt.Sprintf("%d of %d replicas of Deployment %s are available, below its minimum availability: pods were lost after its rollout completed and their replacements are not available (a node failed, or a pod cannot be scheduled or started)",
-			d.Status.AvailableReplicas, replicas, d.Name)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, samplev1alpha1.ReplicasUnavailableReason, replicasUnavailable(d)
 	}
 	switch {
 	case waiting != "":
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, reason, waiting
 	case d.Status.AvailableReplicas < replicas:
 		progressing.Reason = samplev1alpha1.RolloutCompleteReason
-		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas; %d are available", d.Name, replicas, d.Status.AvailableReplicas)
+		progressing.Message = fmt.Sprintf("Deployment %s has rolled out its pod template; %d of %d replicas are available", d.Name, d.Status.AvailableReplicas, replicas)
 	default:
 		progressing.Reason = samplev1alpha1.RolloutCompleteReason
 		progressing.Message = fmt.Sprintf("Deployment %s has rolled out %d replicas", d.Name, replicas)
 	}
 	return progressing, degraded
+}
+
+// replicasUnavailable is the message of Degraded=True, reason ReplicasUnavailable: what d
+// lacks and what can cause it. A scale the operator set that has not completed by its
+// progress deadline (controllers far behind, pods that cannot be scheduled or started) and
+// pods lost after it look alike in d's status, so the message claims neither; it tells
+// pods not created from pods not available.
+func replicasUnavailable(d *appsv1.Deployment) string {
+	replicas := replicasOf(d)
+	cause := "pods cannot be scheduled or started, or were lost (a node failed) and their replacements are not available"
+	if d.Status.Replicas < replicas {
+		cause = fmt.Sprintf("only %d of its %d pods exist, the Deployment and ReplicaSet controllers have not created the others", d.Status.Replicas, replicas)
+	}
+	return fmt.Sprintf("%d of %d replicas of Deployment %s are available, below its minimum availability, longer than its progress deadline (%s) after the operator last changed it: %s",
+		d.Status.AvailableReplicas, replicas, d.Name, progressDeadline(d), cause)
 }
 
 // templateRolledOut reports whether the Deployment controller found the rollout of d's
@@ -335,7 +348,13 @@ func templateRolledOut(d *appsv1.Deployment) bool {
 // scalingDeadline is until when a shortfall of available replicas counts as the operator's
 // scaling: its last change of d plus d's progress deadline (600 s unless set).
 func scalingDeadline(d *appsv1.Deployment) time.Time {
-	return lastApplied(d).Add(time.Duration(ptr.Deref(d.Spec.ProgressDeadlineSeconds, 600)) * time.Second)
+	return lastApplied(d).Add(progressDeadline(d))
+}
+
+// progressDeadline is d's spec.progressDeadlineSeconds, 600 s when unset, as the apps/v1 API
+// defaults it.
+func progressDeadline(d *appsv1.Deployment) time.Duration {
+	return time.Duration(ptr.Deref(d.Spec.ProgressDeadlineSeconds, 600)) * time.Second
 }
 
 // scalingWait is how long until a Foo reported Scaling is judged again at its scaling

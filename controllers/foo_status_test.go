@@ -57,6 +57,8 @@ func TestComputeStatus(t *testing.T) {
 		wantDeployment string
 		wantAvailable  int32
 		wantConditions map[string]conditionSummary
+		// wantMessages are messages of conditions, by type, where the table checks them.
+		wantMessages map[string]string
 	}{
 		{
 			name:           "no Deployment yet",
@@ -185,6 +187,31 @@ func TestComputeStatus(t *testing.T) {
 				"Progressing": {F, "RolloutComplete"},
 				"Degraded":    {T, "ReplicasUnavailable"},
 			},
+			wantMessages: map[string]string{
+				"Degraded": "0 of 2 replicas of Deployment a-web are available, below its minimum availability, longer than its progress deadline (10m0s) after the operator last changed it: pods cannot be scheduled or started, or were lost (a node failed) and their replacements are not available",
+			},
+		},
+		{
+			// A status like the last one past the deadline of a scale from 1 to 2 that the controllers,
+			// far behind (10,000 Deployments scaled at once), have not carried out: the
+			// messages said that pods were lost after the rollout and that 2 replicas were
+			// rolled out, while only 1 pod existed.
+			name: "a scale up not done by the progress deadline, its pod not created: Degraded, with the pods that exist",
+			obs: observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withUnavailable(), withAppliedAt(statusNow.Add(-11*time.Minute)),
+				func(d *appsv1.Deployment) { d.Status.Replicas, d.Status.UpdatedReplicas = 1, 1 })},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  1,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "ReplicasUnavailable"},
+				"Available":   {F, "DeploymentUnavailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {T, "ReplicasUnavailable"},
+			},
+			wantMessages: map[string]string{
+				"Progressing": "Deployment a-web has rolled out its pod template; 1 of 2 replicas are available",
+				"Degraded":    "1 of 2 replicas of Deployment a-web are available, below its minimum availability, longer than its progress deadline (10m0s) after the operator last changed it: only 1 of its 2 pods exist, the Deployment and ReplicaSet controllers have not created the others",
+			},
 		},
 		{
 			// Before, a quota that refused the pods showed only as RolloutInProgress.
@@ -259,6 +286,9 @@ func TestComputeStatus(t *testing.T) {
 			}
 			if tt.obs.reason != "" {
 				g.Expect(meta.FindStatusCondition(st.Conditions, "Degraded").Message).To(Equal(tt.obs.message))
+			}
+			for typ, message := range tt.wantMessages {
+				g.Expect(meta.FindStatusCondition(st.Conditions, typ).Message).To(Equal(message), typ)
 			}
 			if c := meta.FindStatusCondition(st.Conditions, "Degraded"); c.Reason == "ReplicaFailure" {
 				g.Expect(c.Message).To(Equal("Deployment a-web cannot create pods (FailedCreate): " + quotaMessage))

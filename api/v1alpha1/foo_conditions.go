@@ -111,12 +111,15 @@ const (
 	// takes the field back at growing intervals instead of alternating with it.
 	FieldManagerConflictReason = "FieldManagerConflict"
 
-	// ReplicasUnavailableReason means the Deployment, its rollout complete and the
-	// operator's last change older than its progress deadline, has lost minimum
-	// availability (its own Available condition is False): pods were lost (a node failed,
-	// pods were evicted) and their replacements are not available. A shortfall the
-	// Deployment's strategy allows (within maxUnavailable, as during a node drain) is not
-	// Degraded: the Foo stays Ready and its Available condition gives the counts.
+	// ReplicasUnavailableReason means the Deployment, its pod template rolled out, is below
+	// its minimum availability (its own Available condition is False) longer than its
+	// progress deadline after the operator's last change: a scale the operator set has not
+	// completed (the controllers are behind, pods cannot be scheduled or started), or pods
+	// were lost (a node failed, pods were evicted) and their replacements are not
+	// available. The message gives the replicas available and, when fewer than asked
+	// for, the pods that exist. A shortfall the Deployment's strategy allows (within
+	// maxUnavailable, as during a node drain) is not Degraded: the Foo stays Ready and its
+	// Available condition gives the counts.
 	ReplicasUnavailableReason = "ReplicasUnavailable"
 
 	// ReplicaFailureReason means the Deployment reports that its pods cannot be created
