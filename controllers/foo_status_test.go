@@ -192,10 +192,10 @@ func TestComputeStatus(t *testing.T) {
 			},
 		},
 		{
-			// A status like the last one past the deadline of a scale from 1 to 2 that the controllers,
-			// far behind (10,000 Deployments scaled at once), have not carried out: the
-			// messages said that pods were lost after the rollout and that 2 replicas were
-			// rolled out, while only 1 pod existed.
+			// Like the last one, past the deadline of a scale from 1 to 2 that the
+			// controllers, far behind (10,000 Deployments scaled at once), have not carried
+			// out: the messages said that pods were lost after the rollout and that 2
+			// replicas were rolled out, while only 1 pod existed.
 			name: "a scale up not done by the progress deadline, its pod not created: Degraded, with the pods that exist",
 			obs: observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPodsLost(1), withUnavailable(), withAppliedAt(statusNow.Add(-11*time.Minute)),
 				func(d *appsv1.Deployment) { d.Status.Replicas, d.Status.UpdatedReplicas = 1, 1 })},
