@@ -29,9 +29,9 @@ const machineCheckMiB = 1024
 
 // machineCheck times a fixed piece of work on one CPU, SHA-256 over machineCheckMiB MiB, and
 // gives the fastest of three. It runs while nothing of the benchmark does (before and after
-// each contender's run, or each side-by-side group of them), so one check slower than another
-// of the same run means the machine was slower then (another tenant of its host, a throttled
-// CPU), not a contender. The figures of runs whose checks differ do not compare.
+// each group of contenders run side by side), so one check slower than another of the same
+// run means the machine was slower then (another tenant of its host, a throttled CPU), not a
+// contender. The figures of runs whose checks differ do not compare.
 func machineCheck() time.Duration {
 	buf := make([]byte, 1<<20)
 	took := make([]time.Duration, 3)

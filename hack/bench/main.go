@@ -17,7 +17,8 @@ limitations under the License.
 // Command bench measures the operator side by side with kubernetes/sample-controller and a
 // bare client (the least work that converges Foos), each on a fresh local cluster (kwok,
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
-// contender of a configuration runs under the same client limits; each figure is the
+// contender of a configuration runs under the same client limits and at the same time as the
+// others, the operator and the bare client each pinned to CPUs of its own; each figure is the
 // median of -repeats runs, the repeats interleaved. CPU profiles and the operator's workqueue
 // depth are taken at the numbers of Foos of -profile-n only, in the last repeat, since they
 // add to the operator's memory: with more than one repeat, the memory after convergence is of
@@ -47,10 +48,11 @@ type configuration struct {
 	limits     limits
 	contenders []string
 	ns         []int
-	// sideBySide runs the contenders at once, each on its own cluster: at 5 requests per
-	// second they wait on their client limits, not on the CPU, and a repeat then takes as
-	// long as the slowest of them rather than all together.
-	sideBySide bool
+	// pinned runs each contender with its cluster on CPUs of its own (cpuShares): where the
+	// CPU is what they wait on, they then share the machine's speed of the moment and not
+	// its CPUs. Unpinned, they share all CPUs: at 5 requests per second they wait on their
+	// client limits, not on the CPU.
+	pinned bool
 }
 
 // defaultOut is where make bench writes its report.
@@ -119,9 +121,9 @@ func main() {
 	// sample-controller has no flag for its client limits: it runs only at client-go's.
 	others := slices.DeleteFunc(slices.Clone(chosen), func(name string) bool { return name == sampleControllerName })
 	configs := []configuration{
-		{limits: clientGoDefaults, contenders: chosen, ns: limitedNs, sideBySide: true},
-		{limits: limits{qps: -1, burst: 30}, contenders: others, ns: ns},
-		{limits: equal, contenders: others, ns: equalNs},
+		{limits: clientGoDefaults, contenders: chosen, ns: limitedNs},
+		{limits: limits{qps: -1, burst: 30}, contenders: others, ns: ns, pinned: true},
+		{limits: equal, contenders: others, ns: equalNs, pinned: true},
 	}
 
 	var runs []result
@@ -133,7 +135,7 @@ func main() {
 				if slices.Contains(idleNs, n) {
 					idleFor = *idle
 				}
-				rs, err := measureAll(config, n, idleFor, repeat == *repeats && slices.Contains(profileNs, n))
+				rs, err := measureAll(config, n, repeat, idleFor, repeat == *repeats && slices.Contains(profileNs, n))
 				check(err)
 				runs = append(runs, rs...)
 			}
@@ -169,34 +171,38 @@ func verifyLimits(runs []result) error {
 	return nil
 }
 
-// measureAll measures each contender of config with n Foos, one after the other or side by
-// side, profiling their convergence when profiled, with a machine check between runs.
-func measureAll(config configuration, n int, idle time.Duration, profiled bool) ([]result, error) {
+// measureAll measures the contenders of config with n Foos side by side, each on its own
+// cluster (pinned: the i-th contender of a repeat on the i-th share of the CPUs, in turn with
+// the repeats), profiling their convergence when profiled, with a machine check before and
+// after them. Each creates its Foos once all have started their workers, not while another's
+// cluster starts; one that fails before counts as ready.
+func measureAll(config configuration, n int, repeat int, idle time.Duration, profiled bool) ([]result, error) {
 	rs := make([]result, len(config.contenders))
 	errs := make([]error, len(config.contenders))
+	shares := make([][]int, len(config.contenders))
+	if config.pinned && len(config.contenders) > 0 {
+		var err error
+		if shares, err = cpuShares(len(config.contenders)); err != nil {
+			return nil, err
+		}
+	}
+	var ready, wg sync.WaitGroup
+	ready.Add(len(config.contenders))
 	before := machineCheck()
-	var wg sync.WaitGroup
 	for i, name := range config.contenders {
-		m := func() {
-			if rs[i], errs[i] = measure(contenders[name], config.limits, n, idle, profiled); errs[i] != nil {
+		arrived := sync.OnceFunc(ready.Done)
+		h := how{idle: idle, profiled: profiled, cpus: shares[(i+repeat-1)%len(shares)], ready: func() { arrived(); ready.Wait() }}
+		wg.Go(func() {
+			defer arrived()
+			if rs[i], errs[i] = measure(contenders[name], config.limits, n, h); errs[i] != nil {
 				errs[i] = fmt.Errorf("%s (%v), %d Foos: %w", name, config.limits, n, errs[i])
 			}
-		}
-		if config.sideBySide {
-			wg.Go(m)
-			continue
-		}
-		m()
-		after := machineCheck()
-		rs[i].machine = [2]time.Duration{before, after}
-		before = after
+		})
 	}
 	wg.Wait()
-	if config.sideBySide {
-		after := machineCheck()
-		for i := range rs {
-			rs[i].machine = [2]time.Duration{before, after}
-		}
+	after := machineCheck()
+	for i := range rs {
+		rs[i].machine = [2]time.Duration{before, after}
 	}
 	return rs, errors.Join(errs...)
 }

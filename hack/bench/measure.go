@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,8 +292,8 @@ type result struct {
 	// until the last Event of the namespace written in it (tracker.quiet).
 	convergeEvents, scaleEvents, driftEvents time.Duration
 	// convergeCluster and scaleCluster are the CPU time of the cluster's processes and the
-	// contender, and the machine's idle CPU time, from the first Foo created (scaled) until
-	// all were ready.
+	// contender, and the idle and interrupt time of the CPUs they ran on, from the first Foo
+	// created (scaled) until all were ready.
 	convergeCluster, scaleCluster clusterCPU
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
@@ -307,6 +308,9 @@ type result struct {
 	// idle is the time the idle scenario watched the converged contender, as measured; zero
 	// when it did not run at this number of Foos.
 	idle time.Duration
+	// cpus are the CPUs its cluster's processes and it were pinned to; none: all of the
+	// machine's.
+	cpus []int
 	// idleCPU is the CPU time the contender used while idle.
 	idleCPU time.Duration
 	// restart is the time from a restart of the converged contender until it had made a
@@ -396,23 +400,56 @@ type run struct {
 	label   string
 	timeout time.Duration
 	p       *framework.Process
+	// cpus are the CPUs its cluster's processes and the contender run on, pinned; all of the
+	// machine's when empty.
+	cpus []int
 	// lives are when each of its processes ran; peakRSS the highest VmHWM of any.
 	lives   []span
 	peakRSS int64
 }
 
+// how is how measure runs a contender.
+type how struct {
+	// idle is how long the idle scenario watches it; none when zero.
+	idle time.Duration
+	// profiled: profile its convergence.
+	profiled bool
+	// cpus: pin the cluster's processes and the contender to these CPUs; none: all of the
+	// machine's.
+	cpus []int
+	// ready is called once the contender has started its workers, and returns when its
+	// Foos may be created: once every contender run beside it is ready too.
+	ready func()
+}
+
 // measure runs one contender with n Foos under limits l on a fresh cluster through every
-// scenario; the idle scenario watches it for idle (none when zero). profiled: profile its
-// convergence.
-func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (result, error) {
-	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: profiled}
-	u := &run{c: c, l: l, n: n, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
+// scenario.
+func measure(c contender, l limits, n int, h how) (result, error) {
+	idle, profiled, cpus := h.idle, h.profiled, h.cpus
+	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: profiled, cpus: cpus}
+	u := &run{c: c, l: l, n: n, cpus: cpus, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
+	if len(cpus) > 0 {
+		// Phases on fewer CPUs take longer by as much, where the CPU is what they wait on.
+		u.timeout = u.timeout * time.Duration(runtime.NumCPU()) / time.Duration(len(cpus))
+	}
 	cl, down, err := startCluster(c, n, u.label)
 	if err != nil {
 		return r, err
 	}
 	defer down()
 	u.cl = cl
+	if len(cpus) > 0 {
+		progress("%s: pinning its cluster and it to CPU(s) %s", u.label, cpuList(cpus))
+		pids, err := u.clusterPids()
+		if err != nil {
+			return r, err
+		}
+		for name, pid := range pids {
+			if err := pin(pid, cpus); err != nil {
+				return r, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if u.t, err = track(ctx, cl); err != nil {
@@ -425,6 +462,7 @@ func measure(c contender, l limits, n int, idle time.Duration, profiled bool) (r
 	if err := u.waitWorkers(); err != nil {
 		return r, err
 	}
+	h.ready()
 	if c.scraped {
 		stopScrapes := cl.metrics.scrapeEvery(scrapeInterval)
 		defer stopScrapes()
@@ -887,6 +925,9 @@ func (u *run) start(logName string, profiles bool, extraEnv ...string) error {
 	if u.p, err = framework.Start(filepath.Join(u.cl.Dir, logName), append(env, extraEnv...), command[0], command[1:]...); err != nil {
 		return fmt.Errorf("start %s: %w", u.c.name, err)
 	}
+	if len(u.cpus) > 0 {
+		return pin(u.p.Pid(), u.cpus)
+	}
 	return nil
 }
 
@@ -1106,15 +1147,45 @@ func parseCPUTime(stat string) (time.Duration, error) {
 	return ticks(fields[11:13])
 }
 
-// parseIdle reads the time the machine's CPUs were idle or waiting for I/O from /proc/stat:
-// the 4th and 5th numbers of its first line, which sums all CPUs.
-func parseIdle(stat string) (time.Duration, error) {
-	line, _, _ := strings.Cut(stat, "\n")
-	fields := strings.Fields(line)
-	if len(fields) < 6 || fields[0] != "cpu" {
-		return 0, fmt.Errorf("no cpu line first in /proc/stat: %q", line)
+// cpuStat is the time CPUs were idle (or waiting for I/O), and serving interrupts (hard
+// and soft: a disk's completions, the network's), which is CPU time none of the processes
+// on them had.
+type cpuStat struct{ idle, interrupts time.Duration }
+
+// parseCPUStat reads /proc/stat's times of cpus, or, for all of the machine's, of its first
+// line, which sums them: idle and I/O wait are the 4th and 5th numbers, hard and soft
+// interrupts the 6th and 7th.
+func parseCPUStat(stat string, cpus []int) (cpuStat, error) {
+	lines := strings.Split(stat, "\n")
+	if len(cpus) == 0 {
+		return cpuStatOf(lines, "cpu")
 	}
-	return ticks(fields[4:6])
+	var sum cpuStat
+	for _, cpu := range cpus {
+		c, err := cpuStatOf(lines, "cpu"+strconv.Itoa(cpu))
+		if err != nil {
+			return cpuStat{}, err
+		}
+		sum.idle, sum.interrupts = sum.idle+c.idle, sum.interrupts+c.interrupts
+	}
+	return sum, nil
+}
+
+// cpuStatOf reads the /proc/stat line of name.
+func cpuStatOf(lines []string, name string) (cpuStat, error) {
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if len(fields) < 8 || fields[0] != name {
+			continue
+		}
+		idle, err := ticks(fields[4:6])
+		if err != nil {
+			return cpuStat{}, err
+		}
+		interrupts, err := ticks(fields[6:8])
+		return cpuStat{idle: idle, interrupts: interrupts}, err
+	}
+	return cpuStat{}, fmt.Errorf("no %s line in /proc/stat", name)
 }
 
 // ticks is the sum of counts of clock ticks of 1/100 s (USER_HZ on Linux), as /proc
@@ -1133,38 +1204,48 @@ func ticks(counts []string) (time.Duration, error) {
 
 // clusterCPU is the CPU time, utime + stime, of each process of a cluster (named as kwokctl
 // names its pid files: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-// kwok-controller) and of the contender, and the time the machine's CPUs were idle: since
-// they started (run.cpu), or over a phase (since).
+// kwok-controller) and of the contender, and the times of the CPUs they run on: since they
+// started (run.cpu), or over a phase (since).
 type clusterCPU struct {
 	processes map[string]time.Duration
-	idle      time.Duration
+	cpuStat
 }
 
 // contenderProcess is the contender's name in clusterCPU.processes.
 const contenderProcess = "the contender"
 
-// cpu reads the CPU time of the cluster's processes (by kwokctl's pid files) and of the
-// contender, and the machine's idle time.
-func (u *run) cpu() (clusterCPU, error) {
+// clusterPids are the cluster's processes by name, from kwokctl's pid files.
+func (u *run) clusterPids() (map[string]int, error) {
 	dir, err := u.cl.ComponentsDir()
 	if err != nil {
-		return clusterCPU{}, err
+		return nil, err
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
 	if err != nil || len(files) == 0 {
-		return clusterCPU{}, fmt.Errorf("no pid files in %s/pids (%v)", dir, err)
+		return nil, fmt.Errorf("no pid files in %s/pids (%v)", dir, err)
 	}
-	c := clusterCPU{processes: map[string]time.Duration{}}
-	pids := map[string]int{contenderProcess: u.p.Pid()}
+	pids := map[string]int{}
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			return c, err
+			return nil, err
 		}
 		if pids[strings.TrimSuffix(filepath.Base(f), ".pid")], err = strconv.Atoi(strings.TrimSpace(string(raw))); err != nil {
-			return c, fmt.Errorf("%s: %w", f, err)
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 	}
+	return pids, nil
+}
+
+// cpu reads the CPU time of the cluster's processes and of the contender, and the times of
+// the CPUs they run on.
+func (u *run) cpu() (clusterCPU, error) {
+	pids, err := u.clusterPids()
+	if err != nil {
+		return clusterCPU{}, err
+	}
+	pids[contenderProcess] = u.p.Pid()
+	c := clusterCPU{processes: map[string]time.Duration{}}
 	for name, pid := range pids {
 		if c.processes[name], err = cpuTime(pid); err != nil {
 			return c, fmt.Errorf("%s: %w", name, err)
@@ -1174,7 +1255,7 @@ func (u *run) cpu() (clusterCPU, error) {
 	if err != nil {
 		return c, err
 	}
-	c.idle, err = parseIdle(string(stat))
+	c.cpuStat, err = parseCPUStat(string(stat), u.cpus)
 	return c, err
 }
 
@@ -1183,7 +1264,7 @@ func (r result) convergeCPU() time.Duration { return r.convergeCluster.processes
 
 // since is the CPU time used from earlier until c.
 func (c clusterCPU) since(earlier clusterCPU) clusterCPU {
-	d := clusterCPU{processes: map[string]time.Duration{}, idle: c.idle - earlier.idle}
+	d := clusterCPU{processes: map[string]time.Duration{}, cpuStat: cpuStat{idle: c.idle - earlier.idle, interrupts: c.interrupts - earlier.interrupts}}
 	for name, t := range c.processes {
 		d.processes[name] = t - earlier.processes[name]
 	}

@@ -61,22 +61,34 @@ func TestParseMemory(t *testing.T) {
 	}
 }
 
-// TestParseIdle checks the idle and I/O wait ticks of /proc/stat's first line, which sums
-// all CPUs.
-func TestParseIdle(t *testing.T) {
-	stat := "cpu  100 5 40 9000 60 0 3 0 0 0\ncpu0 50 2 20 4500 30 0 1 0 0 0\n"
-	got, err := parseIdle(stat)
-	if err != nil || got != 90600*time.Millisecond {
-		t.Errorf("got %v, %v, want 90.6s (9060 ticks)", got, err)
+// TestParseCPUStat checks the idle (and I/O wait) and interrupt ticks of /proc/stat: its
+// first line, which sums all CPUs, or the lines of the CPUs asked for.
+func TestParseCPUStat(t *testing.T) {
+	stat := "cpu  100 5 40 9000 60 7 300 0 0 0\ncpu0 50 2 20 4500 30 3 100 0 0 0\ncpu1 50 3 20 4400 20 4 200 0 0 0\n"
+	for _, c := range []struct {
+		cpus []int
+		want cpuStat
+	}{
+		{nil, cpuStat{idle: 90600 * time.Millisecond, interrupts: 3070 * time.Millisecond}},         // 9000 + 60, 7 + 300 ticks
+		{[]int{0}, cpuStat{idle: 45300 * time.Millisecond, interrupts: 1030 * time.Millisecond}},    // 4500 + 30, 3 + 100
+		{[]int{1}, cpuStat{idle: 44200 * time.Millisecond, interrupts: 2040 * time.Millisecond}},    // 4400 + 20, 4 + 200
+		{[]int{0, 1}, cpuStat{idle: 89500 * time.Millisecond, interrupts: 3070 * time.Millisecond}}, // both
+	} {
+		if got, err := parseCPUStat(stat, c.cpus); err != nil || got != c.want {
+			t.Errorf("CPUs %v: got %+v, %v, want %+v", c.cpus, got, err, c.want)
+		}
 	}
-	if _, err := parseIdle("cpu0 50 2 20 4500 30\n"); err == nil {
-		t.Error("no cpu line first: want an error")
+	if _, err := parseCPUStat("cpu0 50 2 20 4500 30 3 100\n", nil); err == nil {
+		t.Error("no cpu line: want an error")
+	}
+	if _, err := parseCPUStat(stat, []int{2}); err == nil {
+		t.Error("no cpu2 line: want an error")
 	}
 	raw, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := parseIdle(string(raw)); err != nil {
+	if _, err := parseCPUStat(string(raw), []int{0}); err != nil {
 		t.Errorf("/proc/stat: %v", err)
 	}
 }
@@ -84,10 +96,10 @@ func TestParseIdle(t *testing.T) {
 // TestClusterCPUSince checks a phase's CPU times: each process's and the idle time's
 // difference.
 func TestClusterCPUSince(t *testing.T) {
-	before := clusterCPU{processes: map[string]time.Duration{"etcd": time.Second, contenderProcess: 2 * time.Second}, idle: 10 * time.Second}
-	after := clusterCPU{processes: map[string]time.Duration{"etcd": 4 * time.Second, contenderProcess: 3 * time.Second}, idle: 11 * time.Second}
+	before := clusterCPU{processes: map[string]time.Duration{"etcd": time.Second, contenderProcess: 2 * time.Second}, cpuStat: cpuStat{idle: 10 * time.Second, interrupts: time.Second}}
+	after := clusterCPU{processes: map[string]time.Duration{"etcd": 4 * time.Second, contenderProcess: 3 * time.Second}, cpuStat: cpuStat{idle: 11 * time.Second, interrupts: 3 * time.Second}}
 	got := after.since(before)
-	if got.processes["etcd"] != 3*time.Second || got.processes[contenderProcess] != time.Second || got.idle != time.Second || len(got.processes) != 2 {
+	if got.processes["etcd"] != 3*time.Second || got.processes[contenderProcess] != time.Second || got.cpuStat != (cpuStat{idle: time.Second, interrupts: 2 * time.Second}) || len(got.processes) != 2 {
 		t.Errorf("got %+v", got)
 	}
 }

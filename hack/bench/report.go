@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -81,9 +82,12 @@ var readingGuide = `How to read it:
   (read before each is stopped) but the heap profile's restart.
 - The CPU of the cluster while converging (B1) and scaling (B9) is the utime + stime of each
   process of the contender's cluster (by kwokctl's pid files) and of the contender over the
-  phase, and the machine's idle CPU time (/proc/stat: idle and I/O wait, all CPUs) against
-  the phase's length times its CPUs. Where the machine is hardly ever idle, the phase took
-  as long as the CPU its processes needed, whoever of them needed it.
+  phase, and the idle time of the CPUs they ran on (/proc/stat: idle and I/O wait) and the
+  time those CPUs served interrupts (hard and soft: the disk's completions, the network's),
+  against the phase's length times those CPUs. Where they are hardly ever idle, the phase took
+  as long as the CPU its processes needed, whoever of them needed it, and the time spent on
+  interrupts was not theirs (on a machine that sends all of its disk's interrupts to one CPU,
+  the contender pinned to that one serves them for both).
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
   contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
@@ -182,10 +186,11 @@ func report(runs []result, run runFacts, path string) error {
 	fmt.Fprintf(&b, "Run of `make bench` on %s: %s, %s. The run (`%s`) took %v.\n\n",
 		run.began.UTC().Format("2006-01-02"), run.machine, commit, strings.Join(os.Args[1:], " "), run.took.Round(time.Minute))
 	fastest, slowest := machineChecks(runs)
-	fmt.Fprintf(&b, "The machine checks between runs (%s, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare.\n\n",
+	fmt.Fprintf(&b, "The machine checks before and after each group of contenders run side by side (%s, with nothing of the benchmark running) took %v to %v (x%.2f): where a group's checks took longer than another's, the machine was slower then, and the two groups' figures do not compare; the contenders of a group met the same machine.\n\n",
 		machineCheckLabel, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
 	fmt.Fprintf(&b, "Each contender has started its workers before the first Foo is created. ")
+	fmt.Fprintf(&b, "At sample-controller's client limits the contenders run at once on all CPUs: they wait on their client limits, not on the CPU. In the other configurations the operator and the bare client run at once, each with its cluster's processes and its own pinned to an equal share of the CPUs (the row \"CPUs\"; the shares go round with the repeats), so that both meet the machine's speed of the moment, which can drift over minutes by more than the differences measured (as docs/benchmark-history.md found), and neither runs on the other's CPUs (interrupts aside: B1 and B9 give the time each contender's CPUs served them). The benchmark's own process, which creates, scales and watches the Foos of both, runs on all CPUs. ")
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
 	fmt.Fprintf(&b, "The operator's shipped client limits (the defaults of its --kube-api-qps and --kube-api-burst) are %v.\n\n", run.shipped)
 	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
@@ -249,9 +254,9 @@ func table(b *strings.Builder, g *group) {
 		}
 	}
 	// processes is the CPU time of each of the cluster's processes and the contender's in a
-	// phase, and how much of the machine's CPU time in it (the phase's length times its
-	// CPUs) was idle: on a machine without idle time, the phase took as long as the CPU it
-	// needed.
+	// phase, and how much of the CPU time of the CPUs they ran on (the phase's length times
+	// those CPUs) was idle, and how much went to interrupts: on CPUs without idle time, the
+	// phase took as long as the CPU it needed, and what interrupts took was not its.
 	processes := func(f func(r result) clusterCPU, phase func(r result) time.Duration) func([]result) string {
 		return func(rs []result) string {
 			names := slices.Sorted(maps.Keys(f(rs[0]).processes))
@@ -259,19 +264,28 @@ func table(b *strings.Builder, g *group) {
 			for _, name := range names {
 				cells = append(cells, name+" "+duration(func(r result) time.Duration { return f(r).processes[name] })(rs))
 			}
-			return strings.Join(cells, ", ") + "; the machine idle " + duration(func(r result) time.Duration { return f(r).idle })(rs) +
-				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(runtime.NumCPU()) })(rs)
+			return strings.Join(cells, ", ") + "; its CPUs idle " + duration(func(r result) time.Duration { return f(r).idle })(rs) +
+				", serving interrupts " + duration(func(r result) time.Duration { return f(r).interrupts })(rs) +
+				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(cmp.Or(len(r.cpus), runtime.NumCPU())) })(rs)
 		}
 	}
-	line("machine check before / after the run ("+machineCheckLabel+"; side by side, before and after them all)", func(rs []result) string {
+	line("machine check before / after the contenders side by side ("+machineCheckLabel+")", func(rs []result) string {
 		return short(func(r result) time.Duration { return r.machine[0] })(rs) + " / " + short(func(r result) time.Duration { return r.machine[1] })(rs)
+	})
+	line("CPUs of its cluster's processes and its own", func(rs []result) string {
+		return perRepeat(rs, func(r result) string {
+			if len(r.cpus) == 0 {
+				return fmt.Sprintf("all %d", runtime.NumCPU())
+			}
+			return cpuList(r.cpus)
+		})
 	})
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
 	line("B1 until the last event written in the namespace (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
 	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU() * 1000 / time.Duration(r.n) }))
-	line("B1 CPU while converging (utime + stime) of the cluster's processes and the contender's, and the machine's idle CPU time", processes(func(r result) clusterCPU { return r.convergeCluster }, func(r result) time.Duration { return r.converge }))
+	line("B1 CPU while converging (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.convergeCluster }, func(r result) time.Duration { return r.converge }))
 	line(fmt.Sprintf("most rate-limited requests (all but watches) in any window of %v / %v (sliding, each of its processes)", rateWindows[0], rateWindows[1]), func(rs []result) string {
 		cells := make([]string, len(rateWindows))
 		for i := range rateWindows {
@@ -314,7 +328,7 @@ func table(b *strings.Builder, g *group) {
 	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
 	line("B9 each Foo, from its scale request until it reports 2 available: p50 / p99", pair(func(r result) latencies { return r.scaleReady }))
 	line("B9 until the last event written in the namespace", duration(func(r result) time.Duration { return r.scaleEvents }))
-	line("B9 CPU while scaling (utime + stime) of the cluster's processes and the contender's, and the machine's idle CPU time", processes(func(r result) clusterCPU { return r.scaleCluster }, func(r result) time.Duration { return r.scale }))
+	line("B9 CPU while scaling (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.scaleCluster }, func(r result) time.Duration { return r.scale }))
 	line("B9 requests per Foo to scale", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.scaleReqs }) })
 	line("B8 someone scales every Deployment 2 → 3: time until all set back", duration(func(r result) time.Duration { return r.drift }))
 	line("B8 each Deployment, from the change until set back: p50 / p99", pair(func(r result) latencies { return r.driftBack }))
@@ -411,6 +425,18 @@ func values(rs []result, f func(r result) float64) []float64 {
 func medianOf(rs []result, f func(r result) float64) float64 {
 	m, _, _ := stats(values(rs, f))
 	return m
+}
+
+// perRepeat is f of each of rs, in run order, when they differ: "0 / 1 / 0".
+func perRepeat(rs []result, f func(r result) string) string {
+	cells := make([]string, len(rs))
+	for i, r := range rs {
+		cells[i] = f(r)
+	}
+	if len(slices.Compact(slices.Clone(cells))) == 1 {
+		return cells[0]
+	}
+	return strings.Join(cells, " / ")
 }
 
 // spread is the median of f over rs, and the lowest and highest in brackets.
