@@ -17,12 +17,15 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +34,11 @@ import (
 // unused), one for each contender run side by side: each runs its cluster and itself on CPUs
 // of its own, so the contenders meet the machine's speed of the moment, which runs one after
 // the other do not (on the machine of docs/benchmark-history.md it drifted by more than the
-// differences measured within minutes), and neither takes CPU time from the other.
+// differences measured within minutes), and neither takes CPU time from the other. The
+// shares come in the order of the time their CPUs served interrupts since the machine
+// started, the most first: a machine may send all of its disk's interrupts to one CPU, whose
+// contender then serves them for both, so the first contender (the operator: the one the
+// targets are of) gets that share, and a target it hits is not the CPUs' doing.
 func cpuShares(k int) ([][]int, error) {
 	if k == 0 {
 		return nil, nil
@@ -49,11 +56,22 @@ func cpuShares(k int) ([][]int, error) {
 	if len(cpus) < k {
 		return nil, fmt.Errorf("%d contenders side by side, each on CPUs of its own, need as many CPUs; the benchmark may run on %d", k, len(cpus))
 	}
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return nil, err
+	}
 	shares := make([][]int, k)
+	interrupts := make(map[int]time.Duration, k)
 	each := len(cpus) / k
 	for i := range shares {
 		shares[i] = cpus[i*each : (i+1)*each]
+		c, err := parseCPUStat(string(stat), shares[i])
+		if err != nil {
+			return nil, err
+		}
+		interrupts[shares[i][0]] = c.interrupts
 	}
+	slices.SortStableFunc(shares, func(a, b []int) int { return cmp.Compare(interrupts[b[0]], interrupts[a[0]]) })
 	return shares, nil
 }
 

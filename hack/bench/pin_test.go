@@ -24,10 +24,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
-// TestCPUShares checks that the shares are disjoint, of one size, and of the CPUs the
-// benchmark may run on, and that asking for more shares than CPUs fails.
+// TestCPUShares checks that the shares are disjoint, of one size, of the CPUs the benchmark
+// may run on, and in the order of their interrupt time, the most first, and that asking for
+// more shares than CPUs fails.
 func TestCPUShares(t *testing.T) {
 	all, err := cpuShares(1)
 	if err != nil || len(all) != 1 || len(all[0]) == 0 {
@@ -44,8 +46,18 @@ func TestCPUShares(t *testing.T) {
 	if err != nil || len(shares) != k {
 		t.Fatalf("%d shares: got %v, %v", k, shares, err)
 	}
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var seen []int
+	last := time.Duration(-1)
 	for _, share := range shares {
+		c, err := parseCPUStat(string(stat), share)
+		if err != nil || last >= 0 && c.interrupts > last+time.Second { // the ticks since the shares were read
+			t.Errorf("shares %v not in the order of their interrupt time, the most first (%v after %v, %v)", shares, c.interrupts, last, err)
+		}
+		last = c.interrupts
 		if len(share) != len(shares[0]) {
 			t.Errorf("shares of different sizes: %v", shares)
 		}

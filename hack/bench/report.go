@@ -190,7 +190,7 @@ func report(runs []result, run runFacts, path string) error {
 		machineCheckLabel, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
 	fmt.Fprintf(&b, "Each contender has started its workers before the first Foo is created. ")
-	fmt.Fprintf(&b, "At sample-controller's client limits the contenders run at once on all CPUs: they wait on their client limits, not on the CPU. In the other configurations the operator and the bare client run at once, each with its cluster's processes and its own pinned to an equal share of the CPUs (the row \"CPUs\"; the shares go round with the repeats), so that both meet the machine's speed of the moment, which can drift over minutes by more than the differences measured (as docs/benchmark-history.md found), and neither runs on the other's CPUs (interrupts aside: B1 and B9 give the time each contender's CPUs served them). The benchmark's own process, which creates, scales and watches the Foos of both, runs on all CPUs. ")
+	fmt.Fprintf(&b, "At sample-controller's client limits the contenders run at once on all CPUs: they wait on their client limits, not on the CPU. In the other configurations the operator and the bare client run at once, each with its cluster's processes and its own pinned to an equal share of the CPUs (the row \"CPUs\": the operator's are those that served the most interrupts since the machine started, so that a target it hits is not the CPUs' doing; the shares go round with the repeats), so that both meet the machine's speed of the moment, which can drift over minutes by more than the differences measured (as docs/benchmark-history.md found), and neither runs on the other's CPUs (interrupts aside: B1 and B9 give the time each contender's CPUs served them). The benchmark's own processes (it creates, scales and watches the Foos of both, and reads the operator's heap profile) run on all CPUs. ")
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
 	fmt.Fprintf(&b, "The operator's shipped client limits (the defaults of its --kube-api-qps and --kube-api-burst) are %v.\n\n", run.shipped)
 	fmt.Fprintf(&b, "![convergence time and RSS against the number of Foos](%s)\n\n", filepath.Base(plotPath(path)))
@@ -264,7 +264,11 @@ func table(b *strings.Builder, g *group) {
 			for _, name := range names {
 				cells = append(cells, name+" "+duration(func(r result) time.Duration { return f(r).processes[name] })(rs))
 			}
-			return strings.Join(cells, ", ") + "; its CPUs idle " + duration(func(r result) time.Duration { return f(r).idle })(rs) +
+			whose := "its CPUs"
+			if len(rs[0].cpus) == 0 {
+				whose = "the machine's CPUs"
+			}
+			return strings.Join(cells, ", ") + "; " + whose + " idle " + duration(func(r result) time.Duration { return f(r).idle })(rs) +
 				", serving interrupts " + duration(func(r result) time.Duration { return f(r).interrupts })(rs) +
 				" of " + duration(func(r result) time.Duration { return phase(r) * time.Duration(cmp.Or(len(r.cpus), runtime.NumCPU())) })(rs)
 		}
