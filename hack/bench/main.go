@@ -20,10 +20,10 @@ limitations under the License.
 // contender of a configuration runs under the same client limits and at the same time as the
 // others; unthrottled and at equal limits, where they wait on the CPU, the operator and the
 // bare client are each pinned to CPUs of its own (so make bench needs two CPUs at least);
-// each figure is the median of -repeats runs, the repeats interleaved. CPU profiles and the operator's workqueue
-// depth are taken at the numbers of Foos of -profile-n only, in the last repeat, since they
-// add to the operator's memory: with more than one repeat, the memory after convergence is of
-// the others. It fails when a contender sent more requests than its client limits let
+// each figure is the median of -repeats runs, the repeats interleaved. CPU profiles and the
+// operator's workqueue depth are taken at the numbers of Foos of -profile-n only, in the last
+// repeat, since they add to the operator's memory: with more than one repeat, the memory
+// after convergence is of the others. It fails when a contender sent more requests than its client limits let
 // through. Run it with `make bench`, on a working tree that is its commit (-dirty for a
 // development run, whose report goes to -out).
 //
