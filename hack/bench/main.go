@@ -19,7 +19,8 @@ limitations under the License.
 // hack/local-cluster.sh) whose kube-apiserver writes an audit log of every request. Every
 // contender of a configuration runs under the same client limits and at the same time as the
 // others; unthrottled and at equal limits, where they wait on the CPU, the operator and the
-// bare client are each pinned to CPUs of its own (so make bench needs two CPUs at least);
+// bare client are each pinned to CPUs of its own (so make bench needs two CPUs at least), but
+// at the numbers of Foos of -one-at-a-time-n, which they run one after the other on all CPUs;
 // each figure is the median of -repeats runs, the repeats interleaved. CPU profiles and the
 // operator's workqueue depth are taken at the numbers of Foos of -profile-n only, in the last
 // repeat, since they add to the operator's memory: with more than one repeat, the memory
@@ -74,6 +75,7 @@ func main() {
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
+	oneAtATimeSizes := flag.String("one-at-a-time-n", "10000", "comma-separated numbers of Foos at which the operator and the bare client run one after the other on all CPUs, not side by side on half of them each (on two CPUs, 10,000 Foos on one each take hours); empty for none")
 	profileSizes := flag.String("profile-n", "2000,10000", "comma-separated numbers of Foos at which the convergence is profiled (the operator's and kube-apiserver's CPU, the operator's workqueue depth), in the last repeat; empty for none")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
@@ -93,6 +95,8 @@ func main() {
 	idleNs, err := numbers(*idleSizes)
 	check(err)
 	profileNs, err := numbers(*profileSizes)
+	check(err)
+	oneAtATimeNs, err := numbers(*oneAtATimeSizes)
 	check(err)
 	if *idleSizes == "" && len(ns) > 0 {
 		idleNs = []int{slices.Max(ns)}
@@ -136,7 +140,12 @@ func main() {
 				if slices.Contains(idleNs, n) {
 					idleFor = *idle
 				}
-				rs, err := measureAll(config, n, repeat, idleFor, repeat == *repeats && slices.Contains(profileNs, n))
+				profiled := repeat == *repeats && slices.Contains(profileNs, n)
+				measureAll := measureSideBySide
+				if config.pinned && slices.Contains(oneAtATimeNs, n) {
+					measureAll = measureOneAtATime
+				}
+				rs, err := measureAll(config, n, repeat, idleFor, profiled)
 				check(err)
 				runs = append(runs, rs...)
 			}
@@ -172,12 +181,12 @@ func verifyLimits(runs []result) error {
 	return nil
 }
 
-// measureAll measures the contenders of config with n Foos side by side, each on its own
-// cluster (pinned: the i-th contender of a repeat on the i-th share of the CPUs, in turn with
-// the repeats), profiling their convergence when profiled, with a machine check before and
-// after them. Each creates its Foos once all have started their workers, not while another's
-// cluster starts; one that fails before counts as ready.
-func measureAll(config configuration, n int, repeat int, idle time.Duration, profiled bool) ([]result, error) {
+// measureSideBySide measures the contenders of config with n Foos side by side, each on its
+// own cluster (pinned: the i-th contender of a repeat on the i-th share of the CPUs, in turn
+// with the repeats), profiling their convergence when profiled, with a machine check before
+// and after them. Each creates its Foos once all have started their workers, not while
+// another's cluster starts; one that fails before counts as ready.
+func measureSideBySide(config configuration, n int, repeat int, idle time.Duration, profiled bool) ([]result, error) {
 	rs := make([]result, len(config.contenders))
 	errs := make([]error, len(config.contenders))
 	shares := make([][]int, len(config.contenders))
@@ -204,6 +213,24 @@ func measureAll(config configuration, n int, repeat int, idle time.Duration, pro
 	after := machineCheck()
 	for i := range rs {
 		rs[i].machine = [2]time.Duration{before, after}
+	}
+	return rs, errors.Join(errs...)
+}
+
+// measureOneAtATime measures the contenders of config with n Foos one after the other, each
+// on its own cluster and all CPUs, profiling their convergence when profiled, with a machine
+// check between the runs.
+func measureOneAtATime(config configuration, n int, _ int, idle time.Duration, profiled bool) ([]result, error) {
+	rs := make([]result, len(config.contenders))
+	errs := make([]error, len(config.contenders))
+	before := machineCheck()
+	for i, name := range config.contenders {
+		if rs[i], errs[i] = measure(contenders[name], config.limits, n, how{idle: idle, profiled: profiled, ready: func() {}}); errs[i] != nil {
+			errs[i] = fmt.Errorf("%s (%v), %d Foos: %w", name, config.limits, n, errs[i])
+		}
+		after := machineCheck()
+		rs[i].machine = [2]time.Duration{before, after}
+		before = after
 	}
 	return rs, errors.Join(errs...)
 }

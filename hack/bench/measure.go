@@ -334,8 +334,8 @@ type result struct {
 	heapBy  []heapShare
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
-	// machine is the machine check (machineCheck) before and after the contenders run side
-	// by side with it.
+	// machine is the machine check (machineCheck) before and after the run, or the
+	// contenders run side by side with it.
 	machine [2]time.Duration
 	// apiserver is the p99 latency of kube-apiserver's requests by verb while the Foos
 	// converged, and watches the watches it served once they had: of all its clients.
