@@ -361,8 +361,8 @@ test-chaos: kustomize $(if $(CHAOS_SHORT),cluster-tools,node-check node-tools) #
 # of Foos whose convergence it profiles (CPU, workqueue depth), which adds to the operator's
 # memory: not at 100, where it is compared with sample-controller's; BENCH_ONE_AT_A_TIME_N the
 # numbers of Foos at which the operator and the bare client run one after the other on all
-# CPUs rather than side by side on half of them each (10,000 Foos on one CPU each took hours
-# here).
+# CPUs rather than side by side on half of them each (10,000 Foos on one CPU each would have
+# taken hours here).
 BENCH_N ?= 100,2000,10000
 BENCH_LIMITED_N ?= 100
 BENCH_EQUAL ?= 50/100
