@@ -29,6 +29,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,7 +70,7 @@ func expectHPAScaling() {
 	By("raising the CPU the Foo's pods use")
 	raised := time.Now()
 	stopLoad := loadPods(foo)
-	peak := expectScaledUp(foo, minReplicas, maxReplicas)
+	peak := expectScaledUp(foo, hpa, maxReplicas)
 	up := time.Since(raised)
 
 	By("lowering it")
@@ -152,10 +153,11 @@ func loadPods(foo *samplev1alpha1.Foo) (stop func()) {
 	return func() { Expect(k8s.Delete(context.Background(), load)).To(Succeed()) }
 }
 
-// expectScaledUp waits until the HPA scaled foo up from minReplicas, and returns to how many:
-// maxReplicas on a simulated node, whose pods use three times what the HPA aims at; on a real
-// node, what their measured CPU asks for.
-func expectScaledUp(foo *samplev1alpha1.Foo, minReplicas, maxReplicas int32) int32 {
+// expectScaledUp waits until hpa scaled foo up from its minReplicas, and returns to how
+// many: maxReplicas on a simulated node, whose pods use three times what the HPA aims at; on
+// a real node, what their measured CPU asks for. A scale that does not come fails with what
+// the HPA and the load's pods report (hpaState).
+func expectScaledUp(foo *samplev1alpha1.Foo, hpa *autoscalingv2.HorizontalPodAutoscaler, maxReplicas int32) int32 {
 	GinkgoHelper()
 	if !cluster.RealNode {
 		expectScaledTo(foo, maxReplicas)
@@ -166,10 +168,36 @@ func expectScaledUp(foo *samplev1alpha1.Foo, minReplicas, maxReplicas int32) int
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		peak = got.Spec.DesiredReplicas()
-		g.Expect(peak).To(BeNumerically(">", minReplicas), "the HPA scaled the Foo up")
+		g.Expect(peak).To(BeNumerically(">", ptr.Deref(hpa.Spec.MinReplicas, 1)), "the HPA scaled the Foo up; %s", hpaState(hpa))
 		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	return peak
+}
+
+// hpaState is what hpa reports (its status: replicas, metrics and conditions, such as a
+// metric it cannot get) and the state of the load's pods (loadPods), or why it cannot be read.
+func hpaState(hpa *autoscalingv2.HorizontalPodAutoscaler) string {
+	got := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(hpa), got); err != nil {
+		return fmt.Sprintf("the HPA: %v", err)
+	}
+	status, err := json.Marshal(got.Status)
+	if err != nil {
+		return fmt.Sprintf("the HPA's status: %v", err)
+	}
+	pods := &corev1.PodList{}
+	if err := k8s.List(context.Background(), pods, client.InNamespace(hpa.Namespace), client.MatchingLabels{"app": "load"}); err != nil {
+		return fmt.Sprintf("the HPA's status: %s; the load's pods: %v", status, err)
+	}
+	load := make([]string, 0, len(pods.Items))
+	for _, p := range pods.Items {
+		containers, err := json.Marshal(p.Status.ContainerStatuses)
+		if err != nil {
+			return fmt.Sprintf("the HPA's status: %s; the load's pods: %v", status, err)
+		}
+		load = append(load, fmt.Sprintf("%s %s %s", p.Name, p.Status.Phase, containers))
+	}
+	return fmt.Sprintf("the HPA's status: %s; the load's pods: %v", status, load)
 }
 
 // simulateCPU sets the CPU kwok reports for every container of the Foo's pods (1m for all
