@@ -156,7 +156,7 @@ func loadPods(foo *samplev1alpha1.Foo) (stop func()) {
 // expectScaledUp waits until hpa scaled foo up from its minReplicas, and returns to how
 // many: maxReplicas on a simulated node, whose pods use three times what the HPA aims at; on
 // a real node, what their measured CPU asks for. A scale that does not come fails with what
-// the HPA and the load's pods report (hpaState).
+// the HPA and the load's pods report (hpaState, read only then).
 func expectScaledUp(foo *samplev1alpha1.Foo, hpa *autoscalingv2.HorizontalPodAutoscaler, maxReplicas int32) int32 {
 	GinkgoHelper()
 	if !cluster.RealNode {
@@ -168,7 +168,7 @@ func expectScaledUp(foo *samplev1alpha1.Foo, hpa *autoscalingv2.HorizontalPodAut
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		peak = got.Spec.DesiredReplicas()
-		g.Expect(peak).To(BeNumerically(">", ptr.Deref(hpa.Spec.MinReplicas, 1)), "the HPA scaled the Foo up; %s", hpaState(hpa))
+		g.Expect(peak).To(BeNumerically(">", ptr.Deref(hpa.Spec.MinReplicas, 1)), func() string { return "the HPA scaled the Foo up; " + hpaState(hpa) })
 		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	return peak
