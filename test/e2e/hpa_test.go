@@ -111,6 +111,9 @@ func expectScaledTo(foo *samplev1alpha1.Foo, n int32) {
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 }
 
+// loadLabels are the labels of the pods that loadPods starts on a real node.
+var loadLabels = map[string]string{"app": "load"}
+
 // loadPods raises the CPU the pods of foo use above the HPA's target, and returns what lowers
 // it again. On a simulated node, kwok reports three times their request (simulateCPU); on a
 // real node, a pod in the cluster sends them HTTP requests through a Service, and the kubelet
@@ -130,9 +133,9 @@ func loadPods(foo *samplev1alpha1.Foo) (stop func()) {
 		ObjectMeta: metav1.ObjectMeta{Name: "load", Namespace: foo.Namespace},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "load"}},
+			Selector: &metav1.LabelSelector{MatchLabels: loadLabels},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "load"}},
+				ObjectMeta: metav1.ObjectMeta{Labels: loadLabels},
 				Spec: corev1.PodSpec{
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65534),
@@ -186,7 +189,7 @@ func hpaState(hpa *autoscalingv2.HorizontalPodAutoscaler) string {
 		return fmt.Sprintf("the HPA's status: %v", err)
 	}
 	pods := &corev1.PodList{}
-	if err := k8s.List(context.Background(), pods, client.InNamespace(hpa.Namespace), client.MatchingLabels{"app": "load"}); err != nil {
+	if err := k8s.List(context.Background(), pods, client.InNamespace(hpa.Namespace), client.MatchingLabels(loadLabels)); err != nil {
 		return fmt.Sprintf("the HPA's status: %s; the load's pods: %v", status, err)
 	}
 	load := make([]string, 0, len(pods.Items))
