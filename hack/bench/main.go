@@ -156,22 +156,18 @@ func main() {
 	check(verifyLimits(runs))
 }
 
-// verifyLimits writes each limited run's peak requests to standard error, beside the bound
-// of its client limits, and fails when any passed its bound.
+// verifyLimits writes each limited run's peak requests to standard error, beside the
+// windows nearest the bound of its client limits, and fails when any passed its bound.
 func verifyLimits(runs []result) error {
 	var over []string
 	for _, r := range runs {
 		if !r.limits.limited() {
 			continue
 		}
-		bounds := make([]int, len(rateWindows))
-		for i, w := range rateWindows {
-			bounds[i] = r.limits.bound(r.buckets, w)
-		}
-		fmt.Fprintf(os.Stderr, "%s (%v, %d token buckets), %d Foos: most rate-limited requests (all but watches) within %v: %v; bounds %v\n", r.contender, r.limits, r.buckets, r.n, rateWindows, r.peaks, bounds)
-		for i, w := range rateWindows {
-			if r.peaks[i] > bounds[i] {
-				over = append(over, fmt.Sprintf("%s (%v), %d Foos: %d requests within %v, over the bound of %d (%s)", r.contender, r.limits, r.n, r.peaks[i], w, bounds[i], r.busiest[i]))
+		fmt.Fprintf(os.Stderr, "%s (%v, %d token buckets), %d Foos: most rate-limited requests (all but watches) within %v: %v; the windows nearest their bounds: %v\n", r.contender, r.limits, r.buckets, r.n, rateWindows, r.peaks, r.nearest)
+		for i, win := range r.nearest {
+			if win.over() {
+				over = append(over, fmt.Sprintf("%s (%v), %d Foos: within %v, %v (%s)", r.contender, r.limits, r.n, rateWindows[i], win, r.busiest[i]))
 			}
 		}
 	}

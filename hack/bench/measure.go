@@ -300,10 +300,12 @@ type result struct {
 	convergeReqs, idleReqs, scaleReqs, driftReqs, restartReqs map[string]int
 	// buckets is how many token buckets of the limits the contender has; peaks the most
 	// rate-limited requests (all but watches) it sent within any window of each of
-	// rateWindows, in any of its processes, and busiest what they were (by verb and
-	// resource, and by user agent) from when.
+	// rateWindows, in any of its processes; nearest, at limits, the window of each length
+	// that came nearest its bound (or passed it furthest), and busiest what its requests
+	// were (by verb and resource, and by user agent) from when.
 	buckets int
 	peaks   []int
+	nearest []window
 	busiest []string
 	// idle is the time the idle scenario watched the converged contender, as measured; zero
 	// when it did not run at this number of Foos.
@@ -582,15 +584,16 @@ func (u *run) countRequests(r *result, p phases) error {
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
 	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
 	limited := requests.Where(rateLimited)
-	var peakAt []time.Time
-	r.peaks, peakAt = peaks(receivedTimes(limited), u.lives)
-	for i, w := range rateWindows {
-		window := limited.Between(peakAt[i], peakAt[i].Add(w+time.Nanosecond)) // its end included
+	received := receivedTimes(limited)
+	r.peaks = peaks(received, u.lives)
+	r.nearest = nearest(received, u.lives, r.limits, r.buckets)
+	for i, win := range r.nearest {
+		in := limited.Between(win.at, win.at.Add(rateWindows[i]+time.Nanosecond)) // its end included
 		byAgent := map[string]int{}
-		for _, e := range window {
+		for _, e := range in {
 			byAgent[e.UserAgent]++
 		}
-		r.busiest = append(r.busiest, fmt.Sprintf("from %s: %v; by user agent %v", peakAt[i].Format("15:04:05.000000"), window.Count(), byAgent))
+		r.busiest = append(r.busiest, fmt.Sprintf("from %s: %v; by user agent %v", win.at.Format("15:04:05.000000"), in.Count(), byAgent))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,71 +65,149 @@ func parseLimits(s string) (limits, error) {
 // requests in any window of w, so one second tests the burst and ten seconds the rate.
 var rateWindows = []time.Duration{time.Second, 10 * time.Second}
 
-// arrivalSkew is how much closer together than their client sent them the requests of one
-// window may reach kube-apiserver: the audit log's times are when the server received each
-// request, not when the client's bucket let it go, and on a machine whose CPUs the cluster
-// keeps busy some requests wait longer than others to be read. In a development run the bare
-// client, whose one bucket is client-go's own, was counted 602 requests within 10 s against
-// the 601 its bucket lets through (docs/benchmark-history.md); a second bucket, which this
-// check exists to catch, adds a whole burst and rate.
-const arrivalSkew = 100 * time.Millisecond
-
 // bound is the most requests that buckets token buckets of l let through in any window of
-// length w, as the server sees them: each at most B + Q·(w + arrivalSkew), and one more for
-// the token that arrives on the window's edge.
-func (l limits) bound(buckets int, w time.Duration) int {
-	return buckets * (l.burst + int(l.qps*(w+arrivalSkew).Seconds()) + 1)
+// length w, as kube-apiserver stamps them received: each bucket at most B + Q·(w + pause),
+// and one more for the token on the window's edge. pause is the longest the server went
+// without stamping one of them, into the window or within it: the audit log's times are
+// when the server read each request, not when the bucket let it go, and a server that gets
+// no CPU for a while reads what was sent meanwhile at once, closer together than sent
+// (docs/benchmark-history.md: on a CPU the cluster keeps busy, half the gaps between a
+// bucket's requests, sent 20 ms apart, were under 2 ms, between pauses of up to 173 ms). A
+// second bucket, which this check exists to catch, adds a whole burst and rate.
+func (l limits) bound(buckets int, w, pause time.Duration) int {
+	// A token short of whole by float64's error counts: 50/s over 10.08 s is 504 tokens,
+	// which float64 makes 503.99999.
+	return buckets * (l.burst + int(math.Floor(l.qps*(w+pause).Seconds()+1e-9)) + 1)
+}
+
+// window is one window of a contender's requests as the server received them: when it
+// began, how many it held, the longest pause between receipts into it or within it, and
+// the bound of the contender's buckets there.
+type window struct {
+	at           time.Time
+	count, bound int
+	pause        time.Duration
 }
 
 // peakIn is the most of times (sorted) that fall within any window [t, t+w], t any of
-// them, and the t of the first such window: a sliding window, which fixed one-second
-// buckets would cut in two.
-func peakIn(times []time.Time, w time.Duration) (int, time.Time) {
+// them: a sliding window, which fixed one-second buckets would cut in two.
+func peakIn(times []time.Time, w time.Duration) int {
 	peak, end := 0, 0
-	var at time.Time
 	for start := range times {
 		for end < len(times) && times[end].Sub(times[start]) <= w {
 			end++
 		}
-		if end-start > peak {
-			peak, at = end-start, times[start]
+		peak = max(peak, end-start)
+	}
+	return peak
+}
+
+// nearestIn slides a window of w over times (sorted, one process's receipts) and returns
+// the window whose count comes nearest the bound of buckets buckets of l there, or passes
+// it furthest; false when times are none.
+func nearestIn(times []time.Time, w time.Duration, l limits, buckets int) (window, bool) {
+	gap := func(k int) time.Duration { return times[k+1].Sub(times[k]) }
+	var (
+		nearest window
+		found   bool
+		longest []int // gaps (k: between times[k] and times[k+1]) in the window, longest first
+		end     int
+	)
+	for start := range times {
+		for end < len(times) && times[end].Sub(times[start]) <= w {
+			if end > 0 {
+				for len(longest) > 0 && gap(longest[len(longest)-1]) <= gap(end-1) {
+					longest = longest[:len(longest)-1]
+				}
+				longest = append(longest, end-1)
+			}
+			end++
+		}
+		for len(longest) > 0 && longest[0] < start-1 {
+			longest = longest[1:]
+		}
+		if start > 0 && times[start].Equal(times[start-1]) {
+			continue // the window that begins then began with the first received then
+		}
+		win := window{at: times[start], count: end - start}
+		if len(longest) > 0 {
+			win.pause = gap(longest[0])
+		}
+		win.bound = l.bound(buckets, w, win.pause)
+		if !found || win.nearer(nearest) {
+			nearest, found = win, true
 		}
 	}
-	return peak, at
+	return nearest, found
 }
 
 // span is when one process of a contender ran.
 type span struct{ from, to time.Time }
 
 // peaks is the most requests received in any window of each of rateWindows, within any one
-// process of a contender's (received, sorted), and when that window began: a window across
-// a restart would hold the requests of two processes, each with its own buckets.
-func peaks(received []time.Time, lives []span) ([]int, []time.Time) {
+// process of a contender's (received, sorted): a window across a restart would hold the
+// requests of two processes, each with its own buckets.
+func peaks(received []time.Time, lives []span) []int {
 	most := make([]int, len(rateWindows))
-	at := make([]time.Time, len(rateWindows))
 	for _, life := range lives {
-		from, _ := slices.BinarySearchFunc(received, life.from, time.Time.Compare)
-		to, _ := slices.BinarySearchFunc(received, life.to, time.Time.Compare)
 		for i, w := range rateWindows {
-			if peak, start := peakIn(received[from:to], w); peak > most[i] {
-				most[i], at[i] = peak, start
-			}
+			most[i] = max(most[i], peakIn(within(received, life), w))
 		}
 	}
-	return most, at
+	return most
 }
 
-// exceeded describes each window of rateWindows in which peak requests passed the bound of
-// buckets token buckets of l; none when l limits nothing.
-func exceeded(l limits, buckets int, peak []int) []string {
+// nearest is, for each of rateWindows, the window of any one process of a contender's
+// (received, sorted) that comes nearest the bound of buckets token buckets of l, or passes
+// it furthest; none when l limits nothing.
+func nearest(received []time.Time, lives []span, l limits, buckets int) []window {
 	if !l.limited() {
 		return nil
 	}
-	var out []string
-	for i, w := range rateWindows {
-		if bound := l.bound(buckets, w); peak[i] > bound {
-			out = append(out, fmt.Sprintf("%d requests within %v, over the bound of %d", peak[i], w, bound))
+	out := make([]window, len(rateWindows))
+	for _, life := range lives {
+		for i, w := range rateWindows {
+			if win, ok := nearestIn(within(received, life), w, l, buckets); ok && (out[i].at.IsZero() || win.nearer(out[i])) {
+				out[i] = win
+			}
 		}
 	}
 	return out
+}
+
+// within is the part of received (sorted) in life.
+func within(received []time.Time, life span) []time.Time {
+	from, _ := slices.BinarySearchFunc(received, life.from, time.Time.Compare)
+	to, _ := slices.BinarySearchFunc(received, life.to, time.Time.Compare)
+	return received[from:to]
+}
+
+// over reports whether w's requests passed its bound.
+func (w window) over() bool { return w.count > w.bound }
+
+// nearer reports whether w comes nearer its bound than o does to its own, or passes it
+// further.
+func (w window) nearer(o window) bool { return w.count-w.bound > o.count-o.bound }
+
+// String is w as the report gives it: its requests against its bound, and the pause the
+// bound allowed for.
+func (w window) String() string {
+	return fmt.Sprintf("%d of %d (a pause of %v)", w.count, w.bound, w.pause.Round(time.Millisecond))
+}
+
+// anyOver reports whether any of ws passed its bound.
+func anyOver(ws []window) bool { return slices.ContainsFunc(ws, window.over) }
+
+// worstWindows is, for each of rateWindows, the window of any of rs that came nearest its
+// bound or passed it furthest.
+func worstWindows(rs []result) []window {
+	worst := slices.Clone(rs[0].nearest)
+	for _, r := range rs[1:] {
+		for i, win := range r.nearest {
+			if win.nearer(worst[i]) {
+				worst[i] = win
+			}
+		}
+	}
+	return worst
 }

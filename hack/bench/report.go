@@ -60,12 +60,14 @@ var readingGuide = `How to read it:
   sample-controller has no flag for its client limits: it appears only at client-go's defaults
   (5 requests per second, bursts of 10).
 - Client limits are checked, not assumed: a token bucket of qps Q and burst B lets through at
-  most B + Q·w requests in any window of w. The most requests of each contender's in any window
+  most B + Q·w requests in any window of w. The requests of each contender's in every window
   of 1 s and of 10 s (sliding over the audit log's receipt times, within each of its processes)
-  must stay within that bound times its token buckets, plus one request per bucket for the
-  token on the window's edge and Q·` + arrivalSkew.String() + ` for requests that reach the server
-  up to ` + arrivalSkew.String() + ` closer together than the client sent them; the benchmark fails
-  otherwise. Watches are not counted there: client-go sends them without waiting on the bucket.
+  must stay within that bound times its token buckets, plus, per bucket, one request for the
+  token on the window's edge and Q·P, where P is the longest pause between two of its
+  receipts into the window or within it: the server stamps a request when it reads it, and
+  one that got no CPU for P reads what was sent meanwhile at once. The benchmark fails
+  otherwise, and gives for each the window that came nearest its bound.
+  Watches are not counted there: client-go sends them without waiting on the bucket.
   The operator and the bare client have one bucket that all their clients share.
   sample-controller has three: its rest.Config leaves QPS at 0, so client-go gives each API
   group's client a bucket of its defaults, and it uses three groups (apps/v1 for its
@@ -296,8 +298,9 @@ func table(b *strings.Builder, g *group) {
 			cells[i] = count(func(r result) float64 { return float64(r.peaks[i]) })(rs)
 		}
 		s := strings.Join(cells, " / ")
-		if l := rs[0].limits; l.limited() {
-			s += fmt.Sprintf(" (bound %d / %d: %d token bucket(s))", l.bound(rs[0].buckets, rateWindows[0]), l.bound(rs[0].buckets, rateWindows[1]), rs[0].buckets)
+		if rs[0].limits.limited() {
+			w := worstWindows(rs)
+			s += fmt.Sprintf(" (the windows nearest their bounds: %v / %v; %d token bucket(s))", w[0], w[1], rs[0].buckets)
 		}
 		return s
 	})
@@ -648,17 +651,11 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 		if g.limits.limited() {
 			for _, name := range g.names {
 				rs := g.runs[name]
-				worst := make([]int, len(rateWindows))
-				bounds := make([]int, len(rateWindows))
-				for i, w := range rateWindows {
-					for _, r := range rs {
-						worst[i] = max(worst[i], r.peaks[i])
-					}
-					bounds[i] = g.limits.bound(rs[0].buckets, w)
-				}
-				row(fmt.Sprintf("most rate-limited requests in any %v / %v window within the client limits (every repeat: the highest)", rateWindows[0], rateWindows[1]), g, name,
-					fmt.Sprintf("%d / %d", worst[0], worst[1]), fmt.Sprintf("%d / %d (%d token bucket(s))", bounds[0], bounds[1], rs[0].buckets),
-					len(exceeded(g.limits, rs[0].buckets, worst)) == 0)
+				w := worstWindows(rs)
+				row(fmt.Sprintf("rate-limited requests in every %v / %v window within the client limits (the window nearest its bound, every repeat)", rateWindows[0], rateWindows[1]), g, name,
+					fmt.Sprintf("%d / %d", w[0].count, w[1].count),
+					fmt.Sprintf("%d / %d (pauses of %v / %v; %d token bucket(s))", w[0].bound, w[1].bound, w[0].pause.Round(time.Millisecond), w[1].pause.Round(time.Millisecond), rs[0].buckets),
+					!anyOver(w))
 			}
 		}
 	}
