@@ -18,7 +18,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,25 +52,81 @@ func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	if qps <= 0 {
 		return nil
 	}
-	b := bucket{rate.NewLimiter(rate.Limit(qps), burst)}
+	b := newBucket(qps, burst)
 	cfg.RateLimiter = b
 	return &yielding{bucket: b, turn: make(chan struct{}, 1)}
 }
 
 // bucket is the token bucket that client-go's flowcontrol.NewTokenBucketRateLimiter makes
-// (golang.org/x/time/rate's), with its tokens in view: client-go's hides them.
-type bucket struct{ *rate.Limiter }
+// (golang.org/x/time/rate's), with its tokens in view (client-go's hides them), and with
+// the clock read under a lock of its own. rate.Limiter takes the time its callers pass, and
+// Wait and Allow read it before taking the limiter's lock: a caller that read the clock
+// before another but locks after it moves the limiter's last update back, and the next
+// caller is given that stretch's tokens a second time. On a busy CPU, with the workers,
+// the events and the Lease renewals waiting on one bucket, that can let through more than
+// the limits allow (docs/benchmark-history.md).
+type bucket struct {
+	limiter *rate.Limiter
+	mu      *sync.Mutex
+}
 
-func (b bucket) TryAccept() bool                { return b.Allow() }
-func (b bucket) Accept()                        { _ = b.Limiter.Wait(context.Background()) }
-func (b bucket) Stop()                          {}
-func (b bucket) QPS() float32                   { return float32(b.Limit()) }
-func (b bucket) Wait(ctx context.Context) error { return b.Limiter.Wait(ctx) }
+func newBucket(qps float64, burst int) bucket {
+	return bucket{limiter: rate.NewLimiter(rate.Limit(qps), burst), mu: &sync.Mutex{}}
+}
+
+func (b bucket) TryAccept() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limiter.AllowN(time.Now(), 1)
+}
+
+func (b bucket) Accept()      { _ = b.Wait(context.Background()) }
+func (b bucket) Stop()        {}
+func (b bucket) QPS() float32 { return float32(b.limiter.Limit()) }
+
+// Wait waits for a token, as rate.Limiter.Wait does: it fails at once when ctx ends first
+// or would end before the token comes, and gives the token back then.
+func (b bucket) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	now := time.Now()
+	r := b.limiter.ReserveN(now, 1)
+	b.mu.Unlock()
+	delay := r.DelayFrom(now)
+	if delay == 0 {
+		return nil
+	}
+	cancel := func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		r.CancelAt(time.Now())
+	}
+	if deadline, ok := ctx.Deadline(); ok && deadline.Before(now.Add(delay)) {
+		cancel()
+		return errors.New("rate: Wait(n=1) would exceed context deadline")
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		cancel()
+		return ctx.Err()
+	}
+}
+
+// tokens is how many tokens b holds now.
+func (b bucket) tokens() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limiter.TokensAt(time.Now())
+}
 
 // full reports whether b holds as many tokens as it can.
-func (b bucket) full() bool {
-	return b.Tokens() >= float64(b.Burst())
-}
+func (b bucket) full() bool { return b.tokens() >= float64(b.limiter.Burst()) }
 
 // yielding takes a token of its bucket only when the bucket is full, looking at most every
 // yieldingPoll.

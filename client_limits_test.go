@@ -20,6 +20,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestShareClientLimits(t *testing.T) {
 	defer cancel()
 	g.Expect(eventLimiter.Wait(early)).To(MatchError(context.DeadlineExceeded), "2 of 3 tokens left")
 	g.Expect(eventLimiter.Wait(ctx)).To(Succeed())
-	g.Expect(eventLimiter.Tokens()).To(BeNumerically("<", 3))
+	g.Expect(eventLimiter.tokens()).To(BeNumerically("<", 3))
 
 	// An event that waits for a token gives up when its context ends.
 	slow := &rest.Config{}
@@ -133,4 +134,32 @@ func TestShedding(t *testing.T) {
 	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 2)
 	g.Expect(fake.Events).NotTo(Receive())
 	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 1))
+}
+
+// TestBucketBoundUnderContention checks that many callers, waiting and trying at once,
+// get no more tokens than the bucket's burst and rate allow over the time they ran: the
+// bucket reads the clock in turn, so the limiter never sees time go back and credit a
+// stretch twice.
+func TestBucketBoundUnderContention(t *testing.T) {
+	const qps, burst, callers = 200, 20, 64
+	b := newBucket(qps, burst)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range callers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if i%2 == 0 && b.TryAccept() || i%2 == 1 && b.Wait(ctx) == nil {
+					granted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if most := burst + int(qps*elapsed.Seconds()) + 1; granted.Load() > int64(most) {
+		t.Errorf("%d tokens granted in %v, over the %d that %d/s and a burst of %d allow", granted.Load(), elapsed, most, qps, burst)
+	}
 }
