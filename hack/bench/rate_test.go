@@ -58,13 +58,11 @@ func TestPeakInSlides(t *testing.T) {
 // one nearest its bound.
 func TestNearestInAllowsForTheLongestPause(t *testing.T) {
 	l := limits{qps: 10, burst: 2}
-	// Windows of 1 s: from 0 ms, 3 requests (0, 100, 1000) after no pause (the gaps in it
-	// are 100 and 900 ms: bound 2 + 10·1.9 + 1 = 22); from 100 ms, 2; from 1000 ms, 4
-	// (1000, 1400, 1410, 1420) after the pause of 900 ms into it (bound 22); from 1400 ms,
-	// 3 after 400 ms (bound 17), and so on: the nearest is 4 of 22 at 1000 ms, short by 18;
-	// 3 of 17 at 1400 ms is short by 14, and 2 of 14 at 1410 ms (the 400 ms gap is no
-	// longer in or into it: 10 ms, bound 2 + 10·1.01 + 1 = 13) short by 11; 1 of 13 at
-	// 1420 ms by 12.
+	// Windows of 1 s, each with its count, its longest gap into it or within it, its bound
+	// (2 + 10·(1 s + gap) + 1) and how far short of it: from 0 ms, 3 (900 ms, 22, 19); from
+	// 100 ms, 2 (900 ms, 22, 20); from 1000 ms, 4 (900 ms, 22, 18); from 1400 ms, 3 (400 ms,
+	// 17, 14); from 1410 ms, 2 (10 ms, 13, 11); from 1420 ms, 1 (10 ms, 13, 12). The nearest
+	// is the one from 1410 ms.
 	times := at(0, 100, 1000, 1400, 1410, 1420)
 	got, ok := nearestIn(times, time.Second, l, 1)
 	want := window{at: times[4], count: 2, bound: 13, pause: 10 * time.Millisecond}
