@@ -68,16 +68,26 @@ func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 type bucket struct {
 	limiter *rate.Limiter
 	mu      *sync.Mutex
+	// now reads the clock; tests give their own.
+	now func() time.Time
 }
 
 func newBucket(qps float64, burst int) bucket {
-	return bucket{limiter: rate.NewLimiter(rate.Limit(qps), burst), mu: &sync.Mutex{}}
+	return bucket{limiter: rate.NewLimiter(rate.Limit(qps), burst), mu: &sync.Mutex{}, now: time.Now}
 }
 
 func (b bucket) TryAccept() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.limiter.AllowN(time.Now(), 1)
+	return b.limiter.AllowN(b.now(), 1)
+}
+
+// reserve reserves a token at the time it reads, which it returns.
+func (b bucket) reserve() (time.Time, *rate.Reservation) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	return now, b.limiter.ReserveN(now, 1)
 }
 
 func (b bucket) Accept()      { _ = b.Wait(context.Background()) }
@@ -90,10 +100,7 @@ func (b bucket) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	now := time.Now()
-	r := b.limiter.ReserveN(now, 1)
-	b.mu.Unlock()
+	now, r := b.reserve()
 	delay := r.DelayFrom(now)
 	if delay == 0 {
 		return nil
@@ -101,7 +108,7 @@ func (b bucket) Wait(ctx context.Context) error {
 	cancel := func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		r.CancelAt(time.Now())
+		r.CancelAt(b.now())
 	}
 	if deadline, ok := ctx.Deadline(); ok && deadline.Before(now.Add(delay)) {
 		cancel()
@@ -122,7 +129,7 @@ func (b bucket) Wait(ctx context.Context) error {
 func (b bucket) tokens() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.limiter.TokensAt(time.Now())
+	return b.limiter.TokensAt(b.now())
 }
 
 // full reports whether b holds as many tokens as it can.

@@ -163,3 +163,59 @@ func TestBucketBoundUnderContention(t *testing.T) {
 		t.Errorf("%d tokens granted in %v, over the %d that %d/s and a burst of %d allow", granted.Load(), elapsed, most, qps, burst)
 	}
 }
+
+// TestBucketReadsTheClockInTurn preempts a caller right after it reads the clock, lets a
+// second caller come meanwhile, and checks that the bucket still gives no token before the
+// burst and the rate allow. rate.Limiter takes the time it is given: had the second caller
+// reserved first, at a later time, the first caller's reservation would move the limiter's
+// last update back, and the next caller would be given that stretch's tokens again.
+func TestBucketReadsTheClockInTurn(t *testing.T) {
+	const qps, burst = 10, 1
+	start := time.Now()
+	// Three tokens are reserved at the start (two of them ahead of time); the first caller
+	// is preempted after its reading, 50 ms in; the second reads 150 ms in, the last 160.
+	readings := []time.Duration{0, 0, 0, 50 * time.Millisecond, 150 * time.Millisecond, 160 * time.Millisecond}
+	const preempted = 3
+	read, resume := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var next int
+	b := newBucket(qps, burst)
+	b.now = func() time.Time {
+		mu.Lock()
+		i := next
+		next++
+		mu.Unlock()
+		if i == preempted {
+			close(read)
+			<-resume
+		}
+		return start.Add(readings[i])
+	}
+	var acts []time.Time
+	reserve := func() {
+		now, r := b.reserve()
+		mu.Lock()
+		defer mu.Unlock()
+		acts = append(acts, now.Add(r.DelayFrom(now)))
+	}
+	for range preempted {
+		reserve()
+	}
+	var wg sync.WaitGroup
+	wg.Go(reserve)
+	<-read
+	wg.Go(reserve)
+	time.Sleep(100 * time.Millisecond) // time for the second caller to reserve, were it let
+	close(resume)
+	wg.Wait()
+	reserve()
+
+	slices.SortFunc(acts, time.Time.Compare)
+	for i, at := range acts {
+		earliest := start.Add(time.Duration(i+1-burst) * time.Second / qps)
+		if at.Before(earliest.Add(-time.Millisecond)) { // rate.Limiter counts tokens in float64
+			t.Errorf("token %d of %d acts %v after the start, before the %v that %d/s and a burst of %d allow",
+				i+1, len(acts), at.Sub(start), earliest.Sub(start), qps, burst)
+		}
+	}
+}
