@@ -82,7 +82,7 @@ func (l limits) bound(buckets int, w, pause time.Duration) int {
 
 // window is one window of a contender's requests as the server received them: when it
 // began, how many it held, the longest pause between receipts into it or within it, and
-// the bound of the contender's buckets there.
+// the bound of the contender's buckets there. The zero window (at zero) is none.
 type window struct {
 	at           time.Time
 	count, bound int
