@@ -356,7 +356,9 @@ test-chaos: kustomize $(if $(CHAOS_SHORT),cluster-tools,node-check node-tools) #
 # BENCH_N are the numbers of Foos make bench measures unthrottled, BENCH_LIMITED_N at
 # sample-controller's client limits (5/10), BENCH_EQUAL_N at the client limits BENCH_EQUAL
 # that the operator and the bare client then share (not 10,000: at 50/100 that alone would take
-# about an hour on a 2-core machine); BENCH_REPEATS the runs of each; BENCH_IDLE how long it
+# about an hour on a 2-core machine); BENCH_REPEATS the runs of each, but BENCH_REPEATS_AT
+# (N=R, comma-separated) at the numbers of Foos it names: 3 at 100, whose runs take minutes and
+# whose memory differs between single runs by as much as its targets' margins; BENCH_IDLE how long it
 # watches a converged cluster, at the numbers of Foos BENCH_IDLE_N; BENCH_PROFILE_N the numbers
 # of Foos whose convergence it profiles (CPU, workqueue depth), which adds to the operator's
 # memory: not at 100, where it is compared with sample-controller's; BENCH_ONE_AT_A_TIME_N the
@@ -368,6 +370,7 @@ BENCH_LIMITED_N ?= 100
 BENCH_EQUAL ?= 50/100
 BENCH_EQUAL_N ?= 2000
 BENCH_REPEATS ?= 1
+BENCH_REPEATS_AT ?= 100=3
 BENCH_IDLE ?= 10m
 BENCH_IDLE_N ?= 10000
 BENCH_PROFILE_N ?= 2000,10000
@@ -376,7 +379,7 @@ BENCH_ONE_AT_A_TIME_N ?= 10000
 .PHONY: bench
 bench: bench-tools ## Measure the operator against kubernetes/sample-controller and a bare client on fresh local clusters; writes docs/benchmarks.md and .svg.
 	$(LOCALBIN)/bench -n $(BENCH_N) -limited-n $(BENCH_LIMITED_N) -equal-limits $(BENCH_EQUAL) -equal-limits-n $(BENCH_EQUAL_N) \
-		-repeats $(BENCH_REPEATS) -idle $(BENCH_IDLE) -idle-n $(BENCH_IDLE_N) -profile-n $(BENCH_PROFILE_N) \
+		-repeats $(BENCH_REPEATS) -repeats-at "$(BENCH_REPEATS_AT)" -idle $(BENCH_IDLE) -idle-n $(BENCH_IDLE_N) -profile-n $(BENCH_PROFILE_N) \
 		-one-at-a-time-n $(BENCH_ONE_AT_A_TIME_N) -out docs/benchmarks.md
 
 # make bench's every scenario with 20 Foos, whose report is thrown away: its three contenders

@@ -21,14 +21,15 @@ limitations under the License.
 // others; unthrottled and at equal limits, where they wait on the CPU, the operator and the
 // bare client are each pinned to CPUs of its own (so make bench needs two CPUs at least), but
 // at the numbers of Foos of -one-at-a-time-n, which they run one after the other on all CPUs;
-// each figure is the median of -repeats runs, the repeats interleaved. CPU profiles and the
+// each figure is the median of -repeats runs (-repeats-at: as many as it says at the numbers
+// of Foos it names), the repeats interleaved. CPU profiles and the
 // operator's workqueue depth are taken at the numbers of Foos of -profile-n only, in the last
 // repeat, since they add to the operator's memory: with more than one repeat, the memory
 // after convergence is of the others. It fails when a contender sent more requests than its client limits let
 // through. Run it with `make bench`, on a working tree that is its commit (-dirty for a
 // development run, whose report goes to -out).
 //
-//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-repeats-at N=R,...] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -73,6 +74,7 @@ func main() {
 	equalLimits := flag.String("equal-limits", "50/100", "qps/burst of the configuration in which the operator and the bare client run under the same client limits")
 	equalSizes := flag.String("equal-limits-n", "2000", "comma-separated numbers of Foos at -equal-limits; empty for none")
 	repeats := flag.Int("repeats", 3, "runs of each contender, configuration and number of Foos")
+	repeatsAtList := flag.String("repeats-at", "", "comma-separated N=R: R runs instead of -repeats at N Foos, in every configuration (cheap numbers of Foos, whose figures differ between single runs by as much as the targets' margins)")
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
 	oneAtATimeSizes := flag.String("one-at-a-time-n", "10000", "comma-separated numbers of Foos at which the operator and the bare client run one after the other on all CPUs, not side by side on half of them each (on two CPUs, 10,000 Foos on one each would take hours); empty for none")
@@ -97,6 +99,8 @@ func main() {
 	profileNs, err := numbers(*profileSizes)
 	check(err)
 	oneAtATimeNs, err := numbers(*oneAtATimeSizes)
+	check(err)
+	repeatsAt, err := parseRepeats(*repeatsAtList, *repeats)
 	check(err)
 	if *idleSizes == "" && len(ns) > 0 {
 		idleNs = []int{slices.Max(ns)}
@@ -132,15 +136,19 @@ func main() {
 	}
 
 	var runs []result
-	for repeat := 1; repeat <= *repeats; repeat++ {
+	for repeat := 1; repeat <= repeatsAt.most(); repeat++ {
 		for _, config := range configs {
 			for _, n := range config.ns {
-				progress("repeat %d of %d: %v, %d Foos", repeat, *repeats, config.limits, n)
+				of := repeatsAt.at(n)
+				if repeat > of {
+					continue
+				}
+				progress("repeat %d of %d: %v, %d Foos", repeat, of, config.limits, n)
 				idleFor := time.Duration(0)
 				if slices.Contains(idleNs, n) {
 					idleFor = *idle
 				}
-				profiled := repeat == *repeats && slices.Contains(profileNs, n)
+				profiled := repeat == of && slices.Contains(profileNs, n)
 				measureAll := measureSideBySide
 				if config.pinned && slices.Contains(oneAtATimeNs, n) {
 					measureAll = measureOneAtATime
@@ -245,6 +253,50 @@ func numbers(list string) ([]int, error) {
 		ns = append(ns, n)
 	}
 	return ns, nil
+}
+
+// repeatCounts is how many runs the benchmark makes at each number of Foos: def, but where
+// the list (N=R, comma-separated) says otherwise.
+type repeatCounts struct {
+	def int
+	byN map[int]int
+}
+
+func parseRepeats(list string, def int) (repeatCounts, error) {
+	rc := repeatCounts{def: def, byN: map[int]int{}}
+	if def <= 0 {
+		return rc, fmt.Errorf("-repeats %d: want a positive number", def)
+	}
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, r, ok := strings.Cut(s, "=")
+		ns, errN := strconv.Atoi(n)
+		rs, errR := strconv.Atoi(r)
+		if !ok || errN != nil || errR != nil || ns <= 0 || rs <= 0 {
+			return rc, fmt.Errorf("%q: want N=R, both positive, comma-separated", list)
+		}
+		rc.byN[ns] = rs
+	}
+	return rc, nil
+}
+
+// at is how many runs to make at n Foos.
+func (rc repeatCounts) at(n int) int {
+	if r, ok := rc.byN[n]; ok {
+		return r
+	}
+	return rc.def
+}
+
+// most is the most runs made at any number of Foos.
+func (rc repeatCounts) most() int {
+	most := rc.def
+	for _, r := range rc.byN {
+		most = max(most, r)
+	}
+	return most
 }
 
 func check(err error) {
