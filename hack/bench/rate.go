@@ -82,7 +82,7 @@ func (l limits) bound(buckets int, w, pause time.Duration) int {
 
 // window is one window of a contender's requests as the server received them: when it
 // began, how many it held, the longest pause between receipts into it or within it, and
-// the bound of the contender's buckets there. The zero window (at zero) is none.
+// the bound of the contender's buckets there. The zero window is none.
 type window struct {
 	at           time.Time
 	count, bound int
@@ -104,12 +104,11 @@ func peakIn(times []time.Time, w time.Duration) int {
 
 // nearestIn slides a window of w over times (sorted, one process's receipts) and returns
 // the window whose count comes nearest the bound of buckets buckets of l there, or passes
-// it furthest; false when times are none.
-func nearestIn(times []time.Time, w time.Duration, l limits, buckets int) (window, bool) {
+// it furthest; none when times are none.
+func nearestIn(times []time.Time, w time.Duration, l limits, buckets int) window {
 	gap := func(k int) time.Duration { return times[k+1].Sub(times[k]) }
 	var (
 		nearest window
-		found   bool
 		longest []int // gaps (k: between times[k] and times[k+1]) in the window, longest first
 		end     int
 	)
@@ -134,11 +133,11 @@ func nearestIn(times []time.Time, w time.Duration, l limits, buckets int) (windo
 			win.pause = gap(longest[0])
 		}
 		win.bound = l.bound(buckets, w, win.pause)
-		if !found || win.nearer(nearest) {
-			nearest, found = win, true
+		if win.nearer(nearest) {
+			nearest = win
 		}
 	}
-	return nearest, found
+	return nearest
 }
 
 // span is when one process of a contender ran.
@@ -167,7 +166,7 @@ func nearest(received []time.Time, lives []span, l limits, buckets int) []window
 	out := make([]window, len(rateWindows))
 	for _, life := range lives {
 		for i, w := range rateWindows {
-			if win, ok := nearestIn(within(received, life), w, l, buckets); ok && (out[i].at.IsZero() || win.nearer(out[i])) {
+			if win := nearestIn(within(received, life), w, l, buckets); win.nearer(out[i]) {
 				out[i] = win
 			}
 		}
@@ -185,9 +184,14 @@ func within(received []time.Time, life span) []time.Time {
 // over reports whether w's requests passed its bound.
 func (w window) over() bool { return w.count > w.bound }
 
+// none reports whether w is the zero window, no window at all.
+func (w window) none() bool { return w.at.IsZero() }
+
 // nearer reports whether w comes nearer its bound than o does to its own, or passes it
-// further.
-func (w window) nearer(o window) bool { return w.count-w.bound > o.count-o.bound }
+// further; any window is nearer than none.
+func (w window) nearer(o window) bool {
+	return !w.none() && (o.none() || w.count-w.bound > o.count-o.bound)
+}
 
 // String is w as the report gives it: its requests against its bound, and the pause the
 // bound allowed for.

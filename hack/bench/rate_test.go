@@ -64,13 +64,13 @@ func TestNearestInAllowsForTheLongestPause(t *testing.T) {
 	// 17, 14); from 1410 ms, 2 (10 ms, 13, 11); from 1420 ms, 1 (10 ms, 13, 12). The nearest
 	// is the one from 1410 ms.
 	times := at(0, 100, 1000, 1400, 1410, 1420)
-	got, ok := nearestIn(times, time.Second, l, 1)
+	got := nearestIn(times, time.Second, l, 1)
 	want := window{at: times[4], count: 2, bound: 13, pause: 10 * time.Millisecond}
-	if !ok || got != want {
-		t.Errorf("got %+v, %v, want %+v", got, ok, want)
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
-	if _, ok := nearestIn(nil, time.Second, l, 1); ok {
-		t.Error("no requests: want no window")
+	if got := nearestIn(nil, time.Second, l, 1); !got.none() {
+		t.Errorf("no requests: got %+v, want no window", got)
 	}
 }
 
@@ -198,5 +198,17 @@ func TestRateLimitedLeavesOutWatches(t *testing.T) {
 		if got := rateLimited(framework.AuditEvent{Verb: verb}); got != want {
 			t.Errorf("%s: got %v, want %v", verb, got, want)
 		}
+	}
+}
+
+// TestWorstWindowsPreferAnyWindowToNone checks that a repeat without a window (no
+// rate-limited request in it) does not stand as the nearest, at "0 of 0", for a repeat whose
+// windows stayed within their bounds; of two windows, the nearer its bound stands.
+func TestWorstWindowsPreferAnyWindowToNone(t *testing.T) {
+	within := window{at: t0, count: 50, bound: 60}
+	nearer := window{at: t0.Add(time.Second), count: 59, bound: 61}
+	rs := []result{{nearest: []window{{}, within}}, {nearest: []window{within, nearer}}}
+	if got := worstWindows(rs); got[0] != within || got[1] != nearer {
+		t.Errorf("got %v, want [%v %v]", got, within, nearer)
 	}
 }
