@@ -44,9 +44,10 @@ import (
 //
 // It returns the bucket's limiter for the reconciler's events (see eventRecorder), which
 // lets a request through only when the bucket is full, so with a token that no other
-// request could have had: a full bucket loses the tokens it earns. When the limit binds,
-// the writes that converge Foos keep every token they can use, the burst included, and
-// their events follow. nil when there is no limit.
+// request could have had: a full bucket loses the tokens it earns. The reconciler's
+// reports in progress wait for a full bucket too (FooReconciler.SpareToken). When the
+// limit binds, the writes that converge Foos keep every token they can use, the burst
+// included, and their events and reports in progress follow. nil when there is no limit.
 func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {

@@ -193,7 +193,7 @@ func main() {
 	// managedFields of a delete that sets finalizers) derives from the user agent, which
 	// would otherwise be the binary's name.
 	cfg.UserAgent = controllers.FieldManager
-	eventLimiter := shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
+	limiter := shareClientLimits(cfg, kubeAPIQPS, kubeAPIBurst)
 	leaderRecorder := &deferredRecorder{}
 	var leaderLock resourcelock.Interface
 	if leaderElect {
@@ -229,7 +229,7 @@ func main() {
 	}
 
 	ctx := ctrl.SetupSignalHandler()
-	if err := connect(&reconciler, mgr, eventLimiter); err != nil {
+	if err := connect(&reconciler, mgr, limiter); err != nil {
 		setupLog.Error(err, "Unable to create the reconciler's clients")
 		os.Exit(1)
 	}
@@ -282,8 +282,9 @@ func main() {
 }
 
 // connect gives r the manager's client and API reader, a Deployments client on the
-// manager's configuration, and an event recorder whose requests wait on eventLimiter.
-func connect(r *controllers.FooReconciler, mgr ctrl.Manager, eventLimiter *yielding) error {
+// manager's configuration, an event recorder whose requests wait on limiter, and, under a
+// client limit (limiter not nil), its spare tokens for the reports in progress.
+func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *yielding) error {
 	var err error
 	r.Client, r.APIReader = mgr.GetClient(), mgr.GetAPIReader()
 	if r.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
@@ -291,8 +292,11 @@ func connect(r *controllers.FooReconciler, mgr ctrl.Manager, eventLimiter *yield
 	}
 	// Not the manager's context: the events of the reconciles that finish while the manager
 	// stops are sent until the process exits.
-	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), eventLimiter); err != nil {
+	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), limiter); err != nil {
 		return fmt.Errorf("the event recorder: %w", err)
+	}
+	if limiter != nil {
+		r.SpareToken = limiter.full
 	}
 	return nil
 }

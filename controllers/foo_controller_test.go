@@ -350,6 +350,37 @@ var _ = Describe("Foo reconciler", func() {
 		Consistently(statusWrites, progressReportDelay+time.Second).Should(HaveLen(1), "the Foo went from no status to Ready in one write")
 	})
 
+	It("writes a report in progress only with a spare token of its client limit, and the rollout's end without", func() {
+		clientLimitBinds.Store(true)
+		DeferCleanup(func() { clientLimitBinds.Store(false) })
+		before := requests.count()
+		late := create(ctx, newFoo("late-report", withNamespace(ns), withReplicas(2)))
+		ends := create(ctx, newFoo("ends-held", withNamespace(ns), withReplicas(2)))
+		statusWrites := func(name string) func() []string {
+			return func() []string { return filter(requests.since(before, http.MethodPatch), "/foos/"+name+"/status") }
+		}
+		// Both rollouts are observed and in progress, and stay so past the delay.
+		for _, foo := range []*samplev1alpha1.Foo{late, ends} {
+			eventuallyDeployment(ns, foo.Spec.DeploymentName)
+			simulateRollout(ctx, ns, foo.Spec.DeploymentName, 0, false)
+		}
+		Consistently(func() []string { return append(statusWrites("late-report")(), statusWrites("ends-held")()...) }, 2*progressReportDelay+time.Second).
+			Should(BeEmpty(), "no report in progress without a spare token")
+
+		// The end of a rollout is written whatever the tokens.
+		simulateRollout(ctx, ns, ends.Spec.DeploymentName, 2, true)
+		expectReady(ends)
+		Expect(statusWrites("ends-held")()).To(HaveLen(1))
+
+		// A spare token: the pass the delay starts reports the other rollout in progress.
+		clientLimitBinds.Store(false)
+		Eventually(func(g Gomega) {
+			g.Expect(meta.FindStatusCondition(getFoo(g, late).Status.Conditions, samplev1alpha1.ProgressingCondition)).
+				To(HaveField("Reason", samplev1alpha1.RolloutInProgressReason))
+		}).WithTimeout(3 * progressReportDelay).Should(Succeed())
+		Expect(statusWrites("late-report")()).To(HaveLen(1))
+	})
+
 	It("does not report in progress the scale that sets back another writer's while the Foo stays Ready", func() {
 		foo := converged(ctx, newFoo("setback", withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName

@@ -90,7 +90,8 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if equality.Semantic.DeepEqual(foo.Status, status) {
 		return scaling, nil
 	}
-	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay)); wait > 0 {
+	spare := r.SpareToken == nil || r.SpareToken()
+	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay), spare); wait > 0 {
 		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
 		return wait, nil
 	}
@@ -136,7 +137,13 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // status is behind. The Deployment's status changes start the passes; the wait returned
 // starts the one at the delay. The end of a problem (the stored status is Degraded) is
 // written at once.
-func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration) time.Duration {
+//
+// Under a client limit that binds (spare false: no token that another request waits
+// for), a report in progress that neither makes the Foo Ready nor ends its readiness
+// waits, as the operator's events do, until a pass finds a spare token: the tokens go to
+// the writes that converge Foos, and the rollout's end, written whatever the tokens, is
+// most often the next status anyway.
+func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare bool) time.Duration {
 	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
 		return 0
@@ -168,6 +175,9 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		// At most the whole wait, should the API server's clock be ahead of the operator's.
 		return min(due.Sub(applied), due.Sub(now))
 	case progressReported(stored, status):
+		return delay
+	case !spare && !meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) &&
+		!meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ReadyCondition):
 		return delay
 	}
 	return 0

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +65,8 @@ var (
 	// reconciler is the manager's reconciler, for specs that run one of its steps directly.
 	reconciler *FooReconciler
 	requests   = &requestLog{}
+	// clientLimitBinds has the reconciler find no spare token of a client limit.
+	clientLimitBinds atomic.Bool
 )
 
 const (
@@ -150,6 +153,7 @@ var _ = BeforeSuite(func() {
 		ConflictRecheckInterval:    conflictRecheck,
 		MaxConflictRecheckInterval: maxConflictRecheck,
 		ProgressReportDelay:        progressReportDelay,
+		SpareToken:                 func() bool { return !clientLimitBinds.Load() },
 	}
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache(), mgr.Elected())).To(Succeed())
