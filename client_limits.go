@@ -44,10 +44,10 @@ import (
 //
 // It returns the bucket's limiter for the reconciler's events (see eventRecorder), which
 // lets a request through only when the bucket is full, so with a token that no other
-// request could have had: a full bucket loses the tokens it earns. The reconciler's
-// reports in progress wait for a full bucket too (FooReconciler.SpareToken). When the
-// limit binds, the writes that converge Foos keep every token they can use, the burst
-// included, and their events and reports in progress follow. nil when there is no limit.
+// request could have had: a full bucket loses the tokens it earns. When the limit binds,
+// the writes that converge Foos keep every token they can use, the burst included, and
+// their events follow; the reconciler writes its reports in progress only while the bucket
+// holds half its burst (spare, FooReconciler.SpareTokens). nil when there is no limit.
 func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
@@ -135,6 +135,11 @@ func (b bucket) tokens() float64 {
 
 // full reports whether b holds as many tokens as it can.
 func (b bucket) full() bool { return b.tokens() >= float64(b.limiter.Burst()) }
+
+// spare reports whether b holds half its burst or more: what takes a token only then
+// leaves the other half to the requests that need it. Unlike full, it holds between the
+// operator's Lease renewals (a request every 2 s) at any rate above half a token a second.
+func (b bucket) spare() bool { return b.tokens() >= float64(b.limiter.Burst())/2 }
 
 // yielding takes a token of its bucket only when the bucket is full, looking at most every
 // yieldingPoll.

@@ -283,7 +283,8 @@ func main() {
 
 // connect gives r the manager's client and API reader, a Deployments client on the
 // manager's configuration, an event recorder whose requests wait on limiter, and, under a
-// client limit (limiter not nil), its spare tokens for the reports in progress.
+// client limit (limiter not nil), whether its bucket has tokens to spare for reports in
+// progress.
 func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *yielding) error {
 	var err error
 	r.Client, r.APIReader = mgr.GetClient(), mgr.GetAPIReader()
@@ -296,7 +297,7 @@ func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *yielding) 
 		return fmt.Errorf("the event recorder: %w", err)
 	}
 	if limiter != nil {
-		r.SpareToken = limiter.full
+		r.SpareTokens = limiter.spare
 	}
 	return nil
 }

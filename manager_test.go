@@ -39,11 +39,14 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
 )
 
 // TestRESTMapperWithoutAPIServer checks that every kind the manager caches maps without an
@@ -188,5 +191,25 @@ func TestManagerOnAPIServer(t *testing.T) {
 			g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "Tested"), HaveField("Note", "sent 1"),
 				HaveField("ReportingController", "foo-operator"), HaveField("Regarding.Name", "evented"))))
 		}).WithTimeout(10 * time.Second).Should(Succeed())
+	})
+
+	t.Run("the reconciler's reports in progress wait for half the shared bucket's burst", func(t *testing.T) {
+		g := NewWithT(t)
+		limited := rest.CopyConfig(cfg)
+		// A token every 100 s: none comes back while the test runs.
+		limiter := shareClientLimits(limited, 0.01, 4)
+		mgr, err := ctrl.NewManager(limited, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+		g.Expect(err).NotTo(HaveOccurred())
+		var r controllers.FooReconciler
+		g.Expect(connect(&r, mgr, limiter)).To(Succeed())
+		for taken := range 3 {
+			g.Expect(r.SpareTokens()).To(Equal(taken <= 2), "%d of 4 tokens taken", taken)
+			g.Expect(limited.RateLimiter.TryAccept()).To(BeTrue(), "the bucket every client shares")
+		}
+		g.Expect(r.SpareTokens()).To(BeFalse(), "3 of 4 tokens taken")
+
+		var unlimited controllers.FooReconciler
+		g.Expect(connect(&unlimited, mgr, nil)).To(Succeed())
+		g.Expect(unlimited.SpareTokens).To(BeNil(), "no client limit")
 	})
 }

@@ -133,10 +133,10 @@ type FooReconciler struct {
 	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
-	// SpareToken reports whether the operator's client limit holds a token that no other
-	// request waits for; a report in progress waits for one (progressReportWait). nil when
-	// there is no client limit.
-	SpareToken func() bool
+	// SpareTokens reports whether the operator's client limit has tokens to spare (half its
+	// burst) for a report in progress (progressReportWait); nil when there is no client
+	// limit.
+	SpareTokens func() bool
 
 	// memory is what passes remember about Foos in a name conflict or a field contest, and
 	// the status writes the cache has not shown yet.

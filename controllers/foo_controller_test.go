@@ -350,7 +350,7 @@ var _ = Describe("Foo reconciler", func() {
 		Consistently(statusWrites, progressReportDelay+time.Second).Should(HaveLen(1), "the Foo went from no status to Ready in one write")
 	})
 
-	It("writes a report in progress only with a spare token of its client limit, and the rollout's end without", func() {
+	It("writes a report in progress only with tokens to spare under a client limit, and the rollout's end without", func() {
 		clientLimitBinds.Store(true)
 		DeferCleanup(func() { clientLimitBinds.Store(false) })
 		before := requests.count()
@@ -365,14 +365,14 @@ var _ = Describe("Foo reconciler", func() {
 			simulateRollout(ctx, ns, foo.Spec.DeploymentName, 0, false)
 		}
 		Consistently(func() []string { return append(statusWrites("late-report")(), statusWrites("ends-held")()...) }, 2*progressReportDelay+time.Second).
-			Should(BeEmpty(), "no report in progress without a spare token")
+			Should(BeEmpty(), "no report in progress without tokens to spare")
 
 		// The end of a rollout is written whatever the tokens.
 		simulateRollout(ctx, ns, ends.Spec.DeploymentName, 2, true)
 		expectReady(ends)
 		Expect(statusWrites("ends-held")()).To(HaveLen(1))
 
-		// A spare token: the pass the delay starts reports the other rollout in progress.
+		// Tokens to spare: the pass the delay starts reports the other rollout in progress.
 		clientLimitBinds.Store(false)
 		Eventually(func(g Gomega) {
 			g.Expect(meta.FindStatusCondition(getFoo(g, late).Status.Conditions, samplev1alpha1.ProgressingCondition)).

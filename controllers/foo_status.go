@@ -90,9 +90,10 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if equality.Semantic.DeepEqual(foo.Status, status) {
 		return scaling, nil
 	}
-	spare := r.SpareToken == nil || r.SpareToken()
+	spare := r.SpareTokens == nil || r.SpareTokens()
 	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay), spare); wait > 0 {
-		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written when it completes", "within", wait)
+		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written at its end, or reported in progress past the delay with tokens to spare",
+			"lookAgainIn", wait, "spareTokens", spare)
 		return wait, nil
 	}
 	if ownWriteUnseen {
@@ -138,11 +139,11 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // starts the one at the delay. The end of a problem (the stored status is Degraded) is
 // written at once.
 //
-// Under a client limit that binds (spare false: no token that another request waits
-// for), a report in progress that neither makes the Foo Ready nor ends its readiness
-// waits, as the operator's events do, until a pass finds a spare token: the tokens go to
-// the writes that converge Foos, and the rollout's end, written whatever the tokens, is
-// most often the next status anyway.
+// Under a client limit that binds (spare false: the bucket holds less than half its
+// burst), a report in progress that neither makes the Foo Ready nor ends its readiness
+// waits for a pass, a delay later or at the Deployment's next change, that finds tokens
+// to spare: the tokens go to the writes that converge Foos, and the rollout's end, written
+// whatever the tokens, is most often the next status anyway.
 func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare bool) time.Duration {
 	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {

@@ -346,7 +346,7 @@ func TestProgressReportWait(t *testing.T) {
 		foo    *samplev1alpha1.Foo // foo unless set
 		stored samplev1alpha1.FooStatus
 		obs    observation
-		// held: the client limit binds, with no spare token.
+		// held: the client limit binds, with no tokens to spare.
 		held bool
 		want time.Duration
 	}{
@@ -399,24 +399,24 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "setting back another writer's scale to 0 past the delay is written: the Foo is not Ready",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
-		{name: "a rollout past the delay waits for a spare token under a client limit that binds",
+		{name: "a rollout past the delay waits for tokens to spare under a client limit that binds",
 			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: delay},
-		{name: "a scale of a Foo that is not Ready past the delay waits for a spare token under a client limit that binds",
+		{name: "a scale of a Foo that is not Ready past the delay waits for tokens to spare under a client limit that binds",
 			foo: scaled, stored: unreadyBefore, held: true,
 			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(0), withUnavailable())}, want: delay},
-		{name: "a change the Deployment controller has not observed a minute later waits for a spare token under a client limit that binds",
+		{name: "a change the Deployment controller has not observed a minute later waits for tokens to spare under a client limit that binds",
 			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}, want: delay},
-		{name: "a rollout reported in progress whose Foo turns Ready is written without a spare token",
+		{name: "a rollout reported in progress whose Foo turns Ready is written without tokens to spare",
 			held:   true,
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
-		{name: "setting back another writer's scale to 0 past the delay is written without a spare token: the Foo is no longer Ready",
+		{name: "setting back another writer's scale to 0 past the delay is written without tokens to spare: the Foo is no longer Ready",
 			held:   true,
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
-		{name: "a completed rollout is written without a spare token",
+		{name: "a completed rollout is written without tokens to spare",
 			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute), withRollout(2, 2, true))}},
-		{name: "a degraded Foo is written without a spare token", held: true,
+		{name: "a degraded Foo is written without tokens to spare", held: true,
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
 		{name: "a completed rollout is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second), withRollout(2, 2, true))}},

@@ -65,7 +65,7 @@ var (
 	// reconciler is the manager's reconciler, for specs that run one of its steps directly.
 	reconciler *FooReconciler
 	requests   = &requestLog{}
-	// clientLimitBinds has the reconciler find no spare token of a client limit.
+	// clientLimitBinds has the reconciler find no tokens to spare under a client limit.
 	clientLimitBinds atomic.Bool
 )
 
@@ -153,7 +153,7 @@ var _ = BeforeSuite(func() {
 		ConflictRecheckInterval:    conflictRecheck,
 		MaxConflictRecheckInterval: maxConflictRecheck,
 		ProgressReportDelay:        progressReportDelay,
-		SpareToken:                 func() bool { return !clientLimitBinds.Load() },
+		SpareTokens:                func() bool { return !clientLimitBinds.Load() },
 	}
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 	Expect(RegisterMetrics(mgr.GetCache(), mgr.Elected())).To(Succeed())
