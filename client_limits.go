@@ -47,7 +47,7 @@ import (
 // request could have had: a full bucket loses the tokens it earns. When the limit binds,
 // the writes that converge Foos keep every token they can use, the burst included, and
 // their events follow; the reconciler writes its reports in progress only while the bucket
-// holds half its burst (spare, FooReconciler.SpareTokens). nil when there is no limit.
+// is full but for a token (spare, FooReconciler.SpareTokens). nil when there is no limit.
 func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
@@ -136,10 +136,14 @@ func (b bucket) tokens() float64 {
 // full reports whether b holds as many tokens as it can.
 func (b bucket) full() bool { return b.tokens() >= float64(b.limiter.Burst()) }
 
-// spare reports whether b holds half its burst or more: what takes a token only then
-// leaves the other half to the requests that need it. Unlike full, it holds between the
-// operator's Lease renewals (a request every 2 s) at any rate above half a token a second.
-func (b bucket) spare() bool { return b.tokens() >= float64(b.limiter.Burst())/2 }
+// spare reports whether b holds all but one token of its burst, and at least half of it:
+// no request has needed the bucket lately but for a trickle, as the operator's Lease
+// renewals (one request every 2 s), which would keep a bucket from ever being full at
+// half a token a second or less.
+func (b bucket) spare() bool {
+	burst := float64(b.limiter.Burst())
+	return b.tokens() >= max(burst-1, burst/2)
+}
 
 // yielding takes a token of its bucket only when the bucket is full, looking at most every
 // yieldingPoll.

@@ -133,9 +133,9 @@ type FooReconciler struct {
 	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
-	// SpareTokens reports whether the operator's client limit has tokens to spare (half its
-	// burst) for a report in progress (progressReportWait); nil when there is no client
-	// limit.
+	// SpareTokens reports whether the operator's client limit has tokens to spare (its
+	// bucket full but for a token) for a report in progress (progressReportWait); nil when
+	// there is no client limit.
 	SpareTokens func() bool
 
 	// memory is what passes remember about Foos in a name conflict or a field contest, and

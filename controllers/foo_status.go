@@ -139,8 +139,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // starts the one at the delay. The end of a problem (the stored status is Degraded) is
 // written at once.
 //
-// Under a client limit that binds (spare false: the bucket holds less than half its
-// burst), a report in progress that neither makes the Foo Ready nor ends its readiness
+// Under a client limit that binds (spare false: the bucket is short of more than a token), a report in progress that neither makes the Foo Ready nor ends its readiness
 // waits for a pass, a delay later or at the Deployment's next change, that finds tokens
 // to spare: the tokens go to the writes that converge Foos, and the rollout's end, written
 // whatever the tokens, is most often the next status anyway.
