@@ -139,9 +139,10 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // starts the one at the delay. The end of a problem (the stored status is Degraded) is
 // written at once.
 //
-// Under a client limit that binds (spare false: the bucket is short of more than a token), a report in progress that neither makes the Foo Ready nor ends its readiness
-// waits for a pass, a delay later or at the Deployment's next change, that finds tokens
-// to spare: the tokens go to the writes that converge Foos, and the rollout's end, written
+// Under a client limit that binds (spare false: the bucket is short of more than a
+// token), a report in progress that neither makes the Foo Ready nor ends its readiness
+// waits for a pass, a delay later or at the Deployment's next change, that finds tokens to
+// spare: the tokens go to the writes that converge Foos, and the rollout's end, written
 // whatever the tokens, is most often the next status anyway.
 func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare bool) time.Duration {
 	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
