@@ -143,6 +143,8 @@ type FooReconciler struct {
 	memory memories
 	// ownership is what passes remember of the fields the operator's Deployments lack.
 	ownership ownership
+	// hashes are what passes remember of the DesiredHashLabel of each Foo's Deployment.
+	hashes desiredHashes
 }
 
 // Foos are read from the cache only: list and watch, no get. test/chaos checks that every
@@ -167,6 +169,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.Get(ctx, req.NamespacedName, foo); err != nil || !foo.DeletionTimestamp.IsZero() {
 		r.memory.forget(req.NamespacedName)
 		r.ownership.forget(req.NamespacedName)
+		r.hashes.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
@@ -299,7 +302,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
 		return nil, newPassError(invalidSpec, err)
 	}
-	desired := DeploymentFor(foo, r.DefaultImage)
+	desired := r.hashes.stamp(foo, r.DefaultImage, deploymentFor(foo, r.DefaultImage))
 	cached := !r.memory.inConflict(foo)
 	reader := r.APIReader
 	if cached {

@@ -353,9 +353,9 @@ func oneOfRepair(live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfi
 }
 
 // onlyIfUnchanged is the JSON patch operation that makes the API server refuse a patch with
-// Conflict when the object is no longer at d's resourceVersion.
-func onlyIfUnchanged(d *appsv1.Deployment) jsonPatchOp {
-	return jsonPatchOp{Op: opReplace, Path: "/metadata/resourceVersion", Value: d.ResourceVersion}
+// Conflict when the object is no longer at o's resourceVersion.
+func onlyIfUnchanged(o metav1.Object) jsonPatchOp {
+	return jsonPatchOp{Op: opReplace, Path: "/metadata/resourceVersion", Value: o.GetResourceVersion()}
 }
 
 // scalePatch is the JSON patch of scale.

@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
 
 // TestOwnershipRemembersWhatItWasComputedFrom checks that a pass reuses the lost fields of
@@ -100,4 +102,43 @@ func BenchmarkDriftOf(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDesiredHashesRememberWhatTheyWereComputedFrom checks that a pass stamps the hash
+// DeploymentFor gives, reusing the last one only for the same Foo UID, generation and
+// default image.
+func TestDesiredHashesRememberWhatTheyWereComputedFrom(t *testing.T) {
+	var h desiredHashes
+	check := func(what string, foo *samplev1alpha1.Foo, image, want string) {
+		t.Helper()
+		if got := h.stamp(foo, image, deploymentFor(foo, image)).Labels[DesiredHashLabel]; got != want {
+			t.Errorf("%s: stamped %q, want %q", what, got, want)
+		}
+	}
+	hashFor := func(foo *samplev1alpha1.Foo, image string) string {
+		return DeploymentFor(foo, image).Labels[DesiredHashLabel]
+	}
+
+	two := newFoo("remembered", withIdentity("remembered-uid", 1), withReplicas(2))
+	check("the first pass", two, testImage, hashFor(two, testImage))
+	// Within a generation the spec does not change; a Foo that claims it did shows that
+	// the hash is remembered, not computed again.
+	sameGeneration := newFoo("remembered", withIdentity("remembered-uid", 1), withReplicas(3))
+	check("a pass at the same generation", sameGeneration, testImage, hashFor(two, testImage))
+
+	three := newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3))
+	check("a new generation", three, testImage, hashFor(three, testImage))
+	check("another default image", three, "registry.example/nginx:2", hashFor(three, "registry.example/nginx:2"))
+	recreated := newFoo("remembered", withIdentity("recreated-uid", 2), withReplicas(2))
+	check("a Foo of the same name and generation, created again", recreated, "registry.example/nginx:2", hashFor(recreated, "registry.example/nginx:2"))
+
+	h.forget(types.NamespacedName{Namespace: recreated.Namespace, Name: recreated.Name})
+	if len(h.byFoo) != 0 {
+		t.Errorf("after forget, %d Foos are remembered", len(h.byFoo))
+	}
+	unstored := newFoo("unstored", withReplicas(2))
+	check("a Foo without a UID", unstored, testImage, hashFor(unstored, testImage))
+	if len(h.byFoo) != 0 {
+		t.Errorf("a Foo without a UID is remembered")
+	}
 }

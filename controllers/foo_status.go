@@ -19,6 +19,7 @@ package controllers
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -101,10 +103,14 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return 0, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
-	patch := client.MergeFromWithOptions(foo.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	updated := foo.DeepCopy()
-	updated.Status = status
-	if err := r.Status().Patch(ctx, updated, patch, client.FieldOwner(FieldManager)); err != nil {
+	// The whole status in one JSON patch operation, at the cached resourceVersion: no merge
+	// patch computed from two copies of the Foo, and nothing of the stored status left over.
+	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(foo), {Op: opAdd, Path: "/status", Value: status}})
+	if err != nil {
+		return 0, err
+	}
+	updated := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
+	if err := r.Status().Patch(ctx, updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
 			return 0, nil
