@@ -165,10 +165,8 @@ type FooReconciler struct {
 // Foo's status. Deleting a Foo needs no work here: the garbage collector deletes its
 // Deployment through the controller ownerReference.
 func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	// The cached Foo itself, not a copy: a pass only reads it (its status is written from a
-	// status computed afresh, computeStatus).
 	foo := &samplev1alpha1.Foo{}
-	if err := r.Get(ctx, req.NamespacedName, foo, client.UnsafeDisableDeepCopy); err != nil || !foo.DeletionTimestamp.IsZero() {
+	if err := r.Get(ctx, req.NamespacedName, foo); err != nil || !foo.DeletionTimestamp.IsZero() {
 		r.memory.forget(req.NamespacedName)
 		r.ownership.forget(req.NamespacedName)
 		r.hashes.forget(req.NamespacedName)
@@ -304,7 +302,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 	if err := validateFoo(foo, r.DefaultImage); err != nil {
 		return nil, newPassError(invalidSpec, err)
 	}
-	desired := r.hashes.stamp(foo, r.DefaultImage, deploymentFor(foo, r.DefaultImage))
+	desired := r.hashes.deploymentFor(foo, r.DefaultImage)
 	cached := !r.memory.inConflict(foo)
 	reader := r.APIReader
 	if cached {
@@ -330,7 +328,7 @@ func (r *FooReconciler) reconcileDeployment(ctx context.Context, foo *samplev1al
 		}
 		return o.live, condition
 	}
-	d, err := r.act(ctx, foo, desired, o.live.DeepCopy(), w) // writes decode their answer into it
+	d, err := r.act(ctx, foo, desired, o.live, w)
 	return d, cmp.Or(err, condition)
 }
 
@@ -346,13 +344,11 @@ type seen struct {
 
 // observe reads the Deployment of the Foo's name with reader: the cache, which holds only
 // the Deployments the operator manages, with their managedFields but those of the status
-// subresource (so it says who took a field the operator sets), or the API server. What it
-// reads from the cache is the cached Deployment itself, not a copy: most passes only read
-// it, and a pass that writes copies it first (reconcileDeployment).
+// subresource (so it says who took a field the operator sets), or the API server.
 func (r *FooReconciler) observe(ctx context.Context, reader client.Reader, foo *samplev1alpha1.Foo, desired *appsv1ac.DeploymentApplyConfiguration) (seen, error) {
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
 	d := &appsv1.Deployment{}
-	switch err := reader.Get(ctx, key, d, client.UnsafeDisableDeepCopy); {
+	switch err := reader.Get(ctx, key, d); {
 	case apierrors.IsNotFound(err):
 		return seen{}, nil
 	case err != nil:

@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -245,7 +246,7 @@ var _ = Describe("Foo reconciler", func() {
 		}).Should(Succeed())
 	})
 
-	It("recreates a deleted Deployment, and leaves the Deployment of a deleted Foo to the garbage collector", func() {
+	It("recreates a deleted Deployment, leaves the Deployment of a deleted Foo to the garbage collector, and forgets the Foo", func() {
 		foo := create(ctx, newFoo("phoenix", withNamespace(ns)))
 		first := eventuallyDeployment(ns, foo.Spec.DeploymentName)
 
@@ -258,11 +259,14 @@ var _ = Describe("Foo reconciler", func() {
 		// blockOwnerDeletion) is what lets the garbage collector delete the Deployment.
 		current := getDeployment(Default, ns, foo.Spec.DeploymentName)
 		expectControlledBy(current, foo)
+		key := client.ObjectKeyFromObject(foo)
+		Expect(remembered(key)).To(ConsistOf("the desired hash", "the fields its Deployment lacks"))
 		Expect(k8sClient.Delete(ctx, foo)).To(Succeed())
 		Eventually(func(g Gomega) {
-			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{})
+			err := k8sClient.Get(ctx, key, &samplev1alpha1.Foo{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 		}).Should(Succeed())
+		Eventually(func() []string { return remembered(key) }).Should(BeEmpty(), "the pass that finds the Foo gone forgets it")
 		// envtest runs no garbage collector; the operator itself does not delete it.
 		Consistently(func(g Gomega) {
 			g.Expect(getDeployment(g, ns, foo.Spec.DeploymentName).UID).To(Equal(current.UID))
@@ -701,6 +705,23 @@ func simulateRollout(ctx context.Context, ns, name string, available int32, avai
 		}
 		g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
 	}).Should(Succeed())
+}
+
+// remembered names what the suite's reconciler remembers of the Foo of key, under the
+// locks its workers take.
+func remembered(key types.NamespacedName) []string {
+	var held []string
+	reconciler.hashes.mu.Lock()
+	if _, ok := reconciler.hashes.byFoo[key]; ok {
+		held = append(held, "the desired hash")
+	}
+	reconciler.hashes.mu.Unlock()
+	reconciler.ownership.mu.Lock()
+	if _, ok := reconciler.ownership.byFoo[key]; ok {
+		held = append(held, "the fields its Deployment lacks")
+	}
+	reconciler.ownership.mu.Unlock()
+	return held
 }
 
 func expectControlledBy(d *appsv1.Deployment, foo *samplev1alpha1.Foo) {

@@ -97,16 +97,16 @@ func deploymentLabels(foo *samplev1alpha1.Foo) map[string]string {
 // client creates it too, so that its cluster runs the same pods as the operator's. It
 // carries DesiredHashLabel (withDesiredHash).
 func DeploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.DeploymentApplyConfiguration {
-	return withDesiredHash(deploymentFor(foo, defaultImage))
+	return withDesiredHash(unhashedDeploymentFor(foo, defaultImage))
 }
 
 // desiredHashes remembers, for each Foo, the DesiredHashLabel of its desired Deployment
 // with what it was computed from: the Foo's UID and generation, and the default image.
-// desired is a function of them alone (deploymentFor), so a pass that finds them unchanged
-// (most passes: the steps of a rollout change the Deployment, not the Foo's spec) stamps
-// the remembered hash instead of marshalling desired again, which was 4 % of the
-// operator's CPU while 2,000 Foos converged (docs/benchmark-history.md). forget drops a
-// Foo's.
+// The desired Deployment is a function of them alone (unhashedDeploymentFor), so a pass
+// that finds them unchanged (most passes: the steps of a rollout change the Deployment, not
+// the Foo's spec) stamps the remembered hash instead of marshalling the Deployment again,
+// which was 4 % of the operator's CPU profile while 2,000 Foos converged
+// (docs/benchmark-history.md). forget drops a Foo's.
 type desiredHashes struct {
 	mu    sync.Mutex
 	byFoo map[types.NamespacedName]desiredHash
@@ -121,10 +121,11 @@ type desiredHash struct {
 	hash       string
 }
 
-// stamp is withDesiredHash(desired) for desired = deploymentFor(foo, image), from memory
-// when foo's UID and generation and image are those it was last computed for. A Foo
-// without a UID (never stored) is not remembered.
-func (h *desiredHashes) stamp(foo *samplev1alpha1.Foo, image string, desired *appsv1ac.DeploymentApplyConfiguration) *appsv1ac.DeploymentApplyConfiguration {
+// deploymentFor is DeploymentFor(foo, image), its hash from memory when foo's UID and
+// generation and image are those it was last computed for. A Foo without a UID (never
+// stored) is not remembered.
+func (h *desiredHashes) deploymentFor(foo *samplev1alpha1.Foo, image string) *appsv1ac.DeploymentApplyConfiguration {
+	desired := unhashedDeploymentFor(foo, image)
 	key := client.ObjectKeyFromObject(foo)
 	want := desiredHash{uid: foo.UID, generation: foo.Generation, image: image}
 	h.mu.Lock()
@@ -152,9 +153,9 @@ func (h *desiredHashes) forget(foo types.NamespacedName) {
 	delete(h.byFoo, foo)
 }
 
-// deploymentFor is DeploymentFor without DesiredHashLabel. It reads only foo's name,
-// namespace, UID and spec: the same for a UID and generation.
-func deploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.DeploymentApplyConfiguration {
+// unhashedDeploymentFor is DeploymentFor without DesiredHashLabel. It reads only foo's
+// name, namespace, UID and spec: the same for a UID and generation.
+func unhashedDeploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.DeploymentApplyConfiguration {
 	image := foo.Spec.Image
 	if image == "" {
 		image = defaultImage

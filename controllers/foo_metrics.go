@@ -149,8 +149,8 @@ func (c *fooCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	foos := &samplev1alpha1.FooList{}
-	// The cached Foos themselves, not copies: they are only read here, and copying every
-	// Foo at every scrape is work and garbage that grows with the number of Foos.
+	// The cached Foos, not deep copies: they are only read here, and copying every Foo at
+	// every scrape is work and garbage that grows with the number of Foos.
 	if err := c.reader.List(ctx, foos, client.UnsafeDisableDeepCopy); err != nil {
 		ch <- prometheus.NewInvalidMetric(foosDesc, err)
 		ch <- prometheus.NewInvalidMetric(degradedDesc, err)

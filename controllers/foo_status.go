@@ -104,7 +104,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
 	// The whole status in one JSON patch operation, at the cached resourceVersion: no merge
-	// patch computed from two copies of the Foo, and nothing of the stored status left over.
+	// patch computed from two copies of the Foo. It replaces the stored status whole, so a
+	// field this build does not know (one a newer CRD adds, after a rollback) is dropped
+	// rather than left unmaintained.
 	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(foo), {Op: opAdd, Path: "/status", Value: status}})
 	if err != nil {
 		return 0, err
