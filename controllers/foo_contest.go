@@ -22,7 +22,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -212,10 +211,7 @@ func (mem *fooMemory) keep(field string, c *contest) {
 
 // memories holds the fooMemory of each Foo, by namespace and name. Its methods are the only
 // writers of a fooMemory; each takes the Foo, the clock and the reconciler's recheck bounds.
-type memories struct {
-	mu    sync.Mutex
-	byFoo map[types.NamespacedName]*fooMemory
-}
+type memories struct{ perFoo[*fooMemory] }
 
 // nameTaken records that foo found its Deployment name taken at now, and returns since
 // when the conflict has lasted.
@@ -236,11 +232,12 @@ func (m *memories) nameFree(foo *samplev1alpha1.Foo) {
 
 // inConflict reports whether foo found its Deployment name taken and has not found it
 // free since.
-func (m *memories) inConflict(foo *samplev1alpha1.Foo) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	mem := m.byFoo[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}]
-	return mem != nil && mem.uid == foo.UID && !mem.conflictSince.IsZero()
+func (m *memories) inConflict(foo *samplev1alpha1.Foo) (conflict bool) {
+	m.change(types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, func(mem *fooMemory, ok bool) (*fooMemory, bool) {
+		conflict = ok && mem.uid == foo.UID && !mem.conflictSince.IsZero()
+		return mem, ok
+	})
+	return conflict
 }
 
 // fieldTaken says whether a pass that found taker owning a field of d the operator sets
@@ -318,32 +315,16 @@ func (m *memories) predatesStatusWrite(foo *samplev1alpha1.Foo) (predates bool) 
 	return predates
 }
 
-// forget drops the memory of a Foo that is gone.
-func (m *memories) forget(foo types.NamespacedName) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.byFoo, foo)
-}
-
 // update runs f on the memory of foo, creating it when needed (also when the one of its
 // name belongs to an earlier Foo), and drops a memory that f left empty, so memories never
 // outgrow the Foos in a contest or conflict, or whose last status write the cache has not
 // shown yet.
 func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.byFoo == nil {
-		m.byFoo = map[types.NamespacedName]*fooMemory{}
-	}
-	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
-	mem := m.byFoo[key]
-	if mem == nil || mem.uid != foo.UID {
-		mem = &fooMemory{uid: foo.UID} // most passes leave it empty: no map until a contest
-	}
-	f(mem)
-	if len(mem.contests) == 0 && mem.conflictSince.IsZero() && mem.statusWrittenOver == "" {
-		delete(m.byFoo, key)
-		return
-	}
-	m.byFoo[key] = mem
+	m.change(types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, func(mem *fooMemory, ok bool) (*fooMemory, bool) {
+		if !ok || mem.uid != foo.UID {
+			mem = &fooMemory{uid: foo.UID} // most passes leave it empty: no map until a contest
+		}
+		f(mem)
+		return mem, len(mem.contests) > 0 || !mem.conflictSince.IsZero() || mem.statusWrittenOver != ""
+	})
 }

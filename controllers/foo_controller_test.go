@@ -711,16 +711,12 @@ func simulateRollout(ctx context.Context, ns, name string, available int32, avai
 // locks its workers take.
 func remembered(key types.NamespacedName) []string {
 	var held []string
-	reconciler.hashes.mu.Lock()
-	if _, ok := reconciler.hashes.byFoo[key]; ok {
+	if _, ok := reconciler.hashes.load(key); ok {
 		held = append(held, "the desired hash")
 	}
-	reconciler.hashes.mu.Unlock()
-	reconciler.ownership.mu.Lock()
-	if _, ok := reconciler.ownership.byFoo[key]; ok {
+	if _, ok := reconciler.ownership.load(key); ok {
 		held = append(held, "the fields its Deployment lacks")
 	}
-	reconciler.ownership.mu.Unlock()
 	return held
 }
 

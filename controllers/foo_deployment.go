@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"maps"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -107,10 +106,7 @@ func DeploymentFor(foo *samplev1alpha1.Foo, defaultImage string) *appsv1ac.Deplo
 // the Foo's spec) stamps the remembered hash instead of marshalling the Deployment again,
 // which was 4 % of the operator's CPU profile while 2,000 Foos converged
 // (docs/benchmark-history.md). forget drops a Foo's.
-type desiredHashes struct {
-	mu    sync.Mutex
-	byFoo map[types.NamespacedName]desiredHash
-}
+type desiredHashes struct{ perFoo[desiredHash] }
 
 // desiredHash is the hash of the desired Deployment of the Foo of uid at generation, with
 // image as the default image.
@@ -128,29 +124,15 @@ func (h *desiredHashes) deploymentFor(foo *samplev1alpha1.Foo, image string) *ap
 	desired := unhashedDeploymentFor(foo, image)
 	key := client.ObjectKeyFromObject(foo)
 	want := desiredHash{uid: foo.UID, generation: foo.Generation, image: image}
-	h.mu.Lock()
-	known, ok := h.byFoo[key]
-	h.mu.Unlock()
+	known, ok := h.load(key)
 	if ok && known.uid == want.uid && known.generation == want.generation && known.image == want.image {
 		return desired.WithLabels(map[string]string{DesiredHashLabel: known.hash})
 	}
 	want.hash = hashOf(desired)
 	if foo.UID != "" {
-		h.mu.Lock()
-		if h.byFoo == nil {
-			h.byFoo = map[types.NamespacedName]desiredHash{}
-		}
-		h.byFoo[key] = want
-		h.mu.Unlock()
+		h.store(key, want)
 	}
 	return desired.WithLabels(map[string]string{DesiredHashLabel: want.hash})
-}
-
-// forget drops what is remembered of a Foo that is gone.
-func (h *desiredHashes) forget(foo types.NamespacedName) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.byFoo, foo)
 }
 
 // unhashedDeploymentFor is DeploymentFor without DesiredHashLabel. It reads only foo's

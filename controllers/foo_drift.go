@@ -27,7 +27,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,10 +138,7 @@ func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 // typing desired and parsing the entries again, which took a sixth of the operator's CPU
 // and a third of its allocations while 2,000 Foos converged (docs/benchmark-history.md).
 // It holds a few hundred bytes per Foo with a Deployment; forget drops a Foo's.
-type ownership struct {
-	mu    sync.Mutex
-	byFoo map[types.NamespacedName]lostFields
-}
+type ownership struct{ perFoo[lostFields] }
 
 // lostFields are the fields of a desired Deployment (hash: its DesiredHashLabel) that the
 // operator's entries in a Deployment's managedFields (own: their digest, ownDigest) do
@@ -175,10 +171,7 @@ func (m *ownership) driftOf(foo types.NamespacedName, desired *appsv1ac.Deployme
 // shared: callers do not change them.
 func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*fieldpath.Set, error) {
 	hash, own := desired.Labels[DesiredHashLabel], ownDigest(live)
-	m.mu.Lock()
-	known, ok := m.byFoo[foo]
-	m.mu.Unlock()
-	if ok && known.hash == hash && known.own == own {
+	if known, ok := m.load(foo); ok && known.hash == hash && known.own == own {
 		return known.lost, nil
 	}
 	want, err := fieldSet(desired)
@@ -196,20 +189,8 @@ func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentA
 		}
 	}
 	lost := want.Difference(owned).Difference(metaFields)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.byFoo == nil {
-		m.byFoo = map[types.NamespacedName]lostFields{}
-	}
-	m.byFoo[foo] = lostFields{hash: hash, own: own, lost: lost}
+	m.store(foo, lostFields{hash: hash, own: own, lost: lost})
 	return lost, nil
-}
-
-// forget drops what is remembered of a Foo that is gone.
-func (m *ownership) forget(foo types.NamespacedName) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.byFoo, foo)
 }
 
 // ownDigest is a digest of the operator's entries in d's managedFields: the fields each
