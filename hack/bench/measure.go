@@ -622,6 +622,10 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 	if r.profiled {
 		depth = u.sampleDepth(done)
 	}
+	profiles := func() (cpuFigures, cpuFigures, error) { return cpuFigures{}, cpuFigures{}, nil }
+	if r.profiled {
+		profiles = profileConvergence(u.c, u.cl, done)
+	}
 	began = time.Now()
 	progress("%s: creating them", u.label)
 	created := make([]time.Time, u.n)
@@ -632,10 +636,6 @@ func (u *run) converge(r *result) (began, converged time.Time, err error) {
 	}); err != nil {
 		close(done)
 		return began, converged, fmt.Errorf("create Foos: %w", err)
-	}
-	profiles := func() (cpuFigures, cpuFigures, error) { return cpuFigures{}, cpuFigures{}, nil }
-	if r.profiled {
-		profiles = profileConvergence(u.c, u.cl, done)
 	}
 	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
 	converged = time.Now()

@@ -678,8 +678,8 @@ func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade).\n\n",
 			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU()), op.convergeCPU().Seconds()/op.converge.Seconds(),
 			op.queue.maxDepth, depthSampleInterval, twoDigits(op.queue.waitP50), twoDigits(op.queue.waitP99), twoDigits(op.queue.workP50), twoDigits(op.queue.workP99))
-		fmt.Fprintf(b, "CPU profiles from the moment every Foo was created, in slices of %v until all were ready (at most %v): "+
-			"each cell is the CPU time of the samples with a function of the group on the stack, and its share of the profile's (a sample may count in several groups).\n\n", cpuProfileSlice, maxCPUProfile)
+		fmt.Fprintf(b, "CPU profiles of the whole convergence, from before the first Foo was created until all were ready, in slices of %v: "+
+			"each cell is the CPU time of the samples with a function of the group on the stack, and its share of the profile's (a sample may count in several groups).\n\n", cpuProfileSlice)
 		type column struct {
 			name string
 			f    cpuFigures

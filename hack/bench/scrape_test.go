@@ -97,16 +97,19 @@ func TestAnalyseCPUProfile(t *testing.T) {
 			// An inlined function: the innermost line is the flat one.
 			{Value: []int64{5, 50 * ms}, Location: stack([]string{"runtime.memmove", "runtime.growslice"}, []string{"runtime.gcBgMarkWorker"})},
 			{Value: []int64{2, 20 * ms}, Location: stack([]string{"runtime.memmove"}, []string{"main.main"})},
+			// A Foo's status write, JSON encoding within it; a create, by its handler's closure.
+			{Value: []int64{1, 10 * ms}, Location: stack([]string{"encoding/json.Marshal"}, []string{"k8s.io/apiextensions-apiserver/pkg/registry/customresource.(*StatusREST).Update"})},
+			{Value: []int64{1, 10 * ms}, Location: stack([]string{"k8s.io/apiserver/pkg/endpoints/handlers.CreateResource.createHandler.func1.2"})},
 		},
 	}
 	f, err := analyse(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.cpu != 100*time.Millisecond || f.took != 2*time.Second {
+	if f.cpu != 120*time.Millisecond || f.took != 2*time.Second {
 		t.Errorf("cpu %v, took %v", f.cpu, f.took)
 	}
-	if len(f.top) != 2 || f.top[0] != (cpuShare{"runtime.memmove", 70 * time.Millisecond}) || f.top[1].name != "encoding/json.(*decodeState).object" {
+	if len(f.top) != 4 || f.top[0] != (cpuShare{"runtime.memmove", 70 * time.Millisecond}) || f.top[1].name != "encoding/json.(*decodeState).object" {
 		t.Errorf("top: %+v", f.top)
 	}
 	got := map[string]time.Duration{}
@@ -116,8 +119,10 @@ func TestAnalyseCPUProfile(t *testing.T) {
 	for name, want := range map[string]time.Duration{
 		cpuGroups[0].name: 50 * time.Millisecond, // garbage collection
 		cpuGroups[1].name: 30 * time.Millisecond, // server-side apply
-		cpuGroups[2].name: 30 * time.Millisecond, // JSON
+		cpuGroups[2].name: 40 * time.Millisecond, // JSON
 		cpuGroups[3].name: 0,
+		"writes of the Foos' status (their status subresource)":                          10 * time.Millisecond,
+		"creates of built-in objects (Deployments, events, ReplicaSets, Pods, bindings)": 10 * time.Millisecond,
 	} {
 		if got[name] != want {
 			t.Errorf("%s: got %v, want %v", name, got[name], want)
