@@ -26,6 +26,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 )
@@ -232,12 +233,9 @@ func (m *memories) nameFree(foo *samplev1alpha1.Foo) {
 
 // inConflict reports whether foo found its Deployment name taken and has not found it
 // free since.
-func (m *memories) inConflict(foo *samplev1alpha1.Foo) (conflict bool) {
-	m.change(types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, func(mem *fooMemory, ok bool) (*fooMemory, bool) {
-		conflict = ok && mem.uid == foo.UID && !mem.conflictSince.IsZero()
-		return mem, ok
-	})
-	return conflict
+func (m *memories) inConflict(foo *samplev1alpha1.Foo) bool {
+	mem, ok := m.load(client.ObjectKeyFromObject(foo))
+	return ok && mem.uid == foo.UID && !mem.conflictSince.IsZero()
 }
 
 // fieldTaken says whether a pass that found taker owning a field of d the operator sets
@@ -320,7 +318,7 @@ func (m *memories) predatesStatusWrite(foo *samplev1alpha1.Foo) (predates bool) 
 // outgrow the Foos in a contest or conflict, or whose last status write the cache has not
 // shown yet.
 func (m *memories) update(foo *samplev1alpha1.Foo, f func(*fooMemory)) {
-	m.change(types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, func(mem *fooMemory, ok bool) (*fooMemory, bool) {
+	m.change(client.ObjectKeyFromObject(foo), func(mem *fooMemory, ok bool) (*fooMemory, bool) {
 		if !ok || mem.uid != foo.UID {
 			mem = &fooMemory{uid: foo.UID} // most passes leave it empty: no map until a contest
 		}

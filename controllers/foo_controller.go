@@ -167,9 +167,7 @@ type FooReconciler struct {
 func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	foo := &samplev1alpha1.Foo{}
 	if err := r.Get(ctx, req.NamespacedName, foo); err != nil || !foo.DeletionTimestamp.IsZero() {
-		r.memory.forget(req.NamespacedName)
-		r.ownership.forget(req.NamespacedName)
-		r.hashes.forget(req.NamespacedName)
+		r.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
@@ -182,6 +180,13 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: soonest(wait, obs.requeueAfter)}, nil
+}
+
+// forget drops what passes remember of a Foo that is gone.
+func (r *FooReconciler) forget(foo types.NamespacedName) {
+	r.memory.forget(foo)
+	r.ownership.forget(foo)
+	r.hashes.forget(foo)
 }
 
 // soonest is the shorter of two waits, a zero wait meaning none.
