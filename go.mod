@@ -11,6 +11,7 @@ require (
 	github.com/operator-framework/api v0.42.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
+	go.uber.org/zap v1.27.0
 	golang.org/x/mod v0.33.0
 	golang.org/x/time v0.14.0
 	k8s.io/api v0.35.3
@@ -96,7 +97,6 @@ require (
 	go.podman.io/image/v5 v5.39.1 // indirect
 	go.podman.io/storage v1.62.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.27.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect

@@ -146,7 +146,7 @@ func main() {
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	ctrl.SetLogger(newLogger(&opts))
 
 	reconciler.DefaultImage = os.Getenv("RELATED_IMAGE_NGINX")
 	if reconciler.DefaultImage == "" {
