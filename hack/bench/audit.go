@@ -18,6 +18,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/example/foo-operator/test/framework"
@@ -31,4 +32,16 @@ func receivedTimes(l framework.AuditLog) []time.Time {
 	}
 	slices.SortFunc(out, time.Time.Compare)
 	return out
+}
+
+// kwokPodWatch reports whether e began a watch of pods by kwok's controller. kwok 0.8.0
+// begins each watch at resourceVersion 0 (a new one each 5 to 10 minutes, as client-go
+// times them out), so kube-apiserver first sends it every pod again; at 20,000 pods kwok
+// reads them for seconds, and if pods change faster meanwhile than kube-apiserver's buffer
+// for the watch holds, it closes the watch for falling behind. kwok watches again, from
+// every pod again, as long as pods change that fast: it spends minutes of CPU on the same
+// pods and plays pod-ready again on old copies of pods it already made ready.
+func kwokPodWatch(e framework.AuditEvent) bool {
+	return strings.HasPrefix(e.UserAgent, "kwok-controller/") && e.Verb == "watch" && e.Stage == "ResponseStarted" &&
+		e.ObjectRef.APIGroup == "" && e.ObjectRef.Resource == "pods"
 }

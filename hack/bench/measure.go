@@ -336,6 +336,9 @@ type result struct {
 	heapBy  []heapShare
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
+	// kwokPodWatches counts the watches of pods kwok began while the Foos converged, while
+	// they scaled and while their drifts were set back (kwokPodWatch).
+	kwokPodWatches [3]int
 	// machine is the machine check (machineCheck) before and after the run, or the
 	// contenders run side by side with it.
 	machine [2]time.Duration
@@ -557,8 +560,9 @@ func (u *run) countRequests(r *result, p phases) error {
 		return err
 	}
 	var (
-		first    time.Time
-		requests framework.AuditLog
+		first       time.Time
+		requests    framework.AuditLog
+		kwokWatches framework.AuditLog
 	)
 	if err := framework.EachAuditEvent(path, func(e framework.AuditEvent) {
 		if first.IsZero() || e.Received.Time.Before(first) {
@@ -570,6 +574,8 @@ func (u *run) countRequests(r *result, p phases) error {
 		case strings.HasPrefix(e.UserAgent, "kube-controller-manager/") && e.IsWrite() && e.Stage == "ResponseComplete" &&
 			!e.Received.Time.Before(p.began) && e.Received.Time.Before(p.converged):
 			r.kcmWrites++
+		case kwokPodWatch(e):
+			kwokWatches = append(kwokWatches, e)
 		}
 	}); err != nil {
 		return err
@@ -583,6 +589,11 @@ func (u *run) countRequests(r *result, p phases) error {
 	r.scaleReqs = requests.Between(p.scaleBegan, p.scaled).Count()
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
 	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
+	r.kwokPodWatches = [3]int{
+		len(kwokWatches.Between(p.began, p.convergeQuiet)),
+		len(kwokWatches.Between(p.scaleBegan, p.scaled)),
+		len(kwokWatches.Between(p.scaled, p.drifted)),
+	}
 	limited := requests.Where(rateLimited)
 	received := receivedTimes(limited)
 	r.peaks = peaks(received, u.lives)

@@ -342,6 +342,13 @@ func table(b *strings.Builder, g *group) {
 	line("B8 until the last event written in the namespace", duration(func(r result) time.Duration { return r.driftEvents }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
+	line("kwok's watches of pods begun while converging / scaling / setting back (each sends it every pod first; more than one in a phase: kube-apiserver closed them as it fell behind, see B1 and B9's kwok-controller CPU)", func(rs []result) string {
+		cells := make([]string, len(result{}.kwokPodWatches))
+		for i := range cells {
+			cells[i] = count(func(r result) float64 { return float64(r.kwokPodWatches[i]) })(rs)
+		}
+		return strings.Join(cells, " / ")
+	})
 	line("kube-apiserver p99 latency by verb while converging (its cluster: all clients)", func(rs []result) string {
 		verbs := map[string]bool{}
 		for _, r := range rs {
