@@ -336,6 +336,9 @@ type result struct {
 	heapBy  []heapShare
 	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
 	kcmWrites int
+	// terminatedWatchers are the watches kube-apiserver closed for falling behind, from
+	// before the Foos were created until their drifts were set back, by resource.
+	terminatedWatchers map[string]int
 	// kwokPodWatches counts the watches of pods kwok began while the Foos converged, while
 	// they scaled and while their drifts were set back (kwokPodWatch).
 	kwokPodWatches [3]int
@@ -474,6 +477,10 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		defer stopScrapes()
 	}
 
+	watchersBefore, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return r, err
+	}
 	began, converged, err := u.converge(&r)
 	if err != nil {
 		return r, err
@@ -502,6 +509,11 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		return r, err
 	}
 	drifted := time.Now()
+	watchersAfter, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return r, err
+	}
+	r.terminatedWatchers = terminatedWatchersSince(watchersBefore, watchersAfter)
 
 	progress("%s: restarting it", u.label)
 	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log", false); err != nil {
@@ -907,13 +919,13 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 }
 
 // apiserverMetrics scrapes kube-apiserver's metrics (with the admin's credentials) for the
-// request latencies and the watches it serves.
+// request latencies, the watches it serves and those it closed.
 func (cl *cluster) apiserverMetrics() ([]sample, error) {
 	raw, err := cl.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver's metrics: %w", err)
 	}
-	return parseSamples(string(raw), requestDuration+"_bucket", longRunning)
+	return parseSamples(string(raw), requestDuration+"_bucket", longRunning, terminatedWatchers)
 }
 
 // clusterStarts makes clusters start one at a time: kwokctl picks its components' ports

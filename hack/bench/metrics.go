@@ -199,7 +199,32 @@ type verbLatency struct {
 const (
 	requestDuration = "apiserver_request_duration_seconds"
 	longRunning     = "apiserver_longrunning_requests"
+	// terminatedWatchers counts the watches kube-apiserver closed because their client did
+	// not read the events sent to it fast enough, by group and resource.
+	terminatedWatchers = "apiserver_terminated_watchers_total"
 )
+
+// terminatedWatchersSince is how many watches kube-apiserver closed for falling behind
+// between two scrapes, by resource ("pods", "apps/deployments"); none when it closed none.
+func terminatedWatchersSince(before, after []sample) map[string]int {
+	count := func(samples []sample, sign float64, into map[string]float64) {
+		for _, s := range samples {
+			if s.name == terminatedWatchers {
+				into[strings.TrimPrefix(s.labels["group"]+"/"+s.labels["resource"], "/")] += sign * s.value
+			}
+		}
+	}
+	diff := map[string]float64{}
+	count(after, 1, diff)
+	count(before, -1, diff)
+	out := map[string]int{}
+	for resource, n := range diff {
+		if n > 0 {
+			out[resource] = int(n)
+		}
+	}
+	return out
+}
 
 // apiserverLatencies is the p99 of the latency of the requests kube-apiserver served between
 // two scrapes, by verb, from apiserver_request_duration_seconds: requests for resources

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"testing"
 	"time"
@@ -202,5 +203,32 @@ func TestFlagDefault(t *testing.T) {
 	}
 	if _, err := flagDefault(usage, "kube-api"); err == nil {
 		t.Error("a prefix of a flag: want an error")
+	}
+}
+
+// TestTerminatedWatchersSince: the watches kube-apiserver closed between two scrapes, by
+// resource, core resources without a group, and none where the counter did not move.
+func TestTerminatedWatchersSince(t *testing.T) {
+	before, err := parseSamples(`# TYPE apiserver_terminated_watchers_total counter
+apiserver_terminated_watchers_total{group="",resource="pods"} 2
+apiserver_terminated_watchers_total{group="apps",resource="deployments"} 1
+`, terminatedWatchers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parseSamples(`apiserver_terminated_watchers_total{group="",resource="pods"} 85
+apiserver_terminated_watchers_total{group="apps",resource="deployments"} 1
+apiserver_terminated_watchers_total{group="samplecontroller.example.com",resource="foos"} 2
+apiserver_longrunning_requests{group="",resource="pods",scope="cluster",subresource="",verb="WATCH"} 7
+`, terminatedWatchers, longRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"pods": 83, "samplecontroller.example.com/foos": 2}
+	if got := terminatedWatchersSince(before, after); !maps.Equal(got, want) {
+		t.Errorf("terminatedWatchersSince = %v, want %v", got, want)
+	}
+	if got := terminatedWatchersSince(after, after); len(got) != 0 {
+		t.Errorf("terminatedWatchersSince of one scrape = %v, want none", got)
 	}
 }

@@ -342,6 +342,18 @@ func table(b *strings.Builder, g *group) {
 	line("B8 until the last event written in the namespace", duration(func(r result) time.Duration { return r.driftEvents }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
+	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {
+		return perRepeat(rs, func(r result) string {
+			if len(r.terminatedWatchers) == 0 {
+				return "none"
+			}
+			parts := make([]string, 0, len(r.terminatedWatchers))
+			for _, resource := range slices.Sorted(maps.Keys(r.terminatedWatchers)) {
+				parts = append(parts, fmt.Sprintf("%s %d", resource, r.terminatedWatchers[resource]))
+			}
+			return strings.Join(parts, ", ")
+		})
+	})
 	line("kwok's watches of pods begun while converging / scaling / setting back (each sends it every pod first; more than one in a phase: kube-apiserver closed them as it fell behind, see B1 and B9's kwok-controller CPU)", func(rs []result) string {
 		cells := make([]string, len(result{}.kwokPodWatches))
 		for i := range cells {
