@@ -656,18 +656,22 @@ $(METRICS_SERVER): $(call tool-module,metrics-server)
 	$(call go-build-tool,$@,metrics-server,sigs.k8s.io/metrics-server/cmd/metrics-server,-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$(METRICS_SERVER_VERSION)")
 
 # kwok is built with one line of its informers changed (hack/tools/kwok/resume-watches.sed says
-# which and why): from a copy of its module in bin/kwok-src, which a go.mod beside it puts in
-# place of the module (go build -modfile); the build fails if the line is not there.
-KWOK_SRC := $(LOCALBIN)/kwok-src
+# which and why): from a copy of its module in a temporary directory (outside this tree, whose
+# nested modules controller-gen's paths=./... would read), which a go.mod there puts in place
+# of the module (go build -modfile; -trimpath, so the build cache serves it again); the build
+# fails if the line is not there. All of it under the module's lock, as go-build-tool builds.
 $(KWOK) $(LOCALBIN)/kwokctl &: $(call tool-module,kwok) hack/tools/kwok/resume-watches.sed
-	@rm -rf $(KWOK_SRC) && mkdir -p $(KWOK_SRC) && (cd hack/tools/kwok && go mod download sigs.k8s.io/kwok) && \
-		cp -R $$(cd hack/tools/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok) $(KWOK_SRC)/module && chmod -R u+w $(KWOK_SRC)/module && \
-		informer=$(KWOK_SRC)/module/pkg/utils/informer/event.go && cp $$informer $(KWOK_SRC)/event.go.orig && \
-		sed -i -f hack/tools/kwok/resume-watches.sed $$informer && \
-		{ ! cmp -s $(KWOK_SRC)/event.go.orig $$informer || { echo "kwok's $${informer#$(KWOK_SRC)/module/} lacks the line hack/tools/kwok/resume-watches.sed changes" >&2; exit 1; }; } && \
-		cp hack/tools/kwok/go.sum $(KWOK_SRC)/kwok.sum && \
-		{ cat hack/tools/kwok/go.mod; echo 'replace sigs.k8s.io/kwok => $(KWOK_SRC)/module'; } > $(KWOK_SRC)/kwok.mod
-	$(call go-build-tool,$(LOCALBIN),kwok,sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl,-modfile=$(KWOK_SRC)/kwok.mod -ldflags "-s -w")
+	@echo "Building kwok kwokctl from hack/tools/kwok, one line changed (once)"
+	@exec 9>$(LOCALBIN)/.kwok.lock && flock 9 && \
+		work=$$(mktemp -d) && trap 'chmod -R u+w "$$work"; rm -rf "$$work"' EXIT && \
+		src=$$(cd hack/tools/kwok && go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok) && \
+		cp -R $$src $$work/module && chmod -R u+w $$work/module && \
+		informer=pkg/utils/informer/event.go && \
+		sed -f hack/tools/kwok/resume-watches.sed $$src/$$informer > $$work/module/$$informer && \
+		{ ! cmp -s $$src/$$informer $$work/module/$$informer || { echo "kwok's $$informer lacks the line hack/tools/kwok/resume-watches.sed changes" >&2; exit 1; }; } && \
+		cp hack/tools/kwok/go.sum $$work/kwok.sum && \
+		{ cat hack/tools/kwok/go.mod; echo "replace sigs.k8s.io/kwok => $$work/module"; } > $$work/kwok.mod && \
+		cd hack/tools/kwok && CGO_ENABLED=0 go build -trimpath -modfile=$$work/kwok.mod -ldflags "-s -w" -o $(LOCALBIN)/ sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
 
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.

@@ -11,7 +11,7 @@ require (
 	github.com/operator-framework/api v0.42.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
-	go.uber.org/zap v1.27.0
+	go.uber.org/zap v1.28.0
 	golang.org/x/mod v0.33.0
 	golang.org/x/time v0.14.0
 	k8s.io/api v0.35.3

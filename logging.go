@@ -27,7 +27,10 @@ import (
 // --zap-* flags, whose key-value pairs are encoded only when a line is written.
 // controller-runtime gives every reconcile a logger with the Foo and a reconcile ID, and
 // most reconciles write no line at the shipped level; encoding the pairs at once was an
-// allocation per reconcile that the garbage collector then paid for again.
+// allocation per reconcile that the garbage collector then paid for again. So a value given
+// to WithValues is encoded as it is when the first line is written: give it values that do
+// not change (klog.KObj, strings), as the operator does. zap 1.28 or later: before it, a
+// lazy core's Enabled raced with its first write.
 func newLogger(opts *zap.Options) logr.Logger {
 	return zap.New(zap.UseFlagOptions(opts), zap.RawZapOpts(uberzap.WrapCore(func(c zapcore.Core) zapcore.Core {
 		return lazyFields{c}

@@ -233,9 +233,11 @@ func (m *memories) nameFree(foo *samplev1alpha1.Foo) {
 
 // inConflict reports whether foo found its Deployment name taken and has not found it
 // free since.
-func (m *memories) inConflict(foo *samplev1alpha1.Foo) bool {
-	mem, ok := m.load(client.ObjectKeyFromObject(foo))
-	return ok && mem.uid == foo.UID && !mem.conflictSince.IsZero()
+func (m *memories) inConflict(foo *samplev1alpha1.Foo) (conflict bool) {
+	m.read(client.ObjectKeyFromObject(foo), func(mem *fooMemory, ok bool) {
+		conflict = ok && mem.uid == foo.UID && !mem.conflictSince.IsZero()
+	})
+	return conflict
 }
 
 // fieldTaken says whether a pass that found taker owning a field of d the operator sets

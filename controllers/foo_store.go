@@ -37,6 +37,15 @@ func (m *perFoo[V]) load(foo types.NamespacedName) (V, bool) {
 	return v, ok
 }
 
+// read runs f on foo's value (ok: whether it has one) under the lock, for values that
+// point to what change may still write.
+func (m *perFoo[V]) read(foo types.NamespacedName, f func(v V, ok bool)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.byFoo[foo]
+	f(v, ok)
+}
+
 // store makes v foo's value.
 func (m *perFoo[V]) store(foo types.NamespacedName, v V) {
 	m.change(foo, func(V, bool) (V, bool) { return v, true })

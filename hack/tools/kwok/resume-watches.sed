@@ -12,6 +12,7 @@
 # and kwok played pod-ready again on old copies of pods it had made ready
 # (docs/benchmark-history.md). No later kwok changes this line.
 #
-# The line below keeps resourceVersion 0 only where the caller gave none (a first list, the
-# sync of a node's pods), so a watch resumes where the last one ended.
+# The line below keeps resourceVersion 0 only where the caller gave none (kwok's sync of a
+# node's pods; client-go's list again after its resourceVersion expired), so a watch resumes
+# where the last one ended; client-go's first list asks for 0 itself.
 s/^\tif !o\.EnableListPager || o\.EnableStreamWatch {$/\tif (!o.EnableListPager || o.EnableStreamWatch) \&\& opts.ResourceVersion == "" {/
