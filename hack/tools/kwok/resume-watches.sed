@@ -1,5 +1,5 @@
 # Applied to kwok 0.8.0's pkg/utils/informer/event.go when the Makefile builds kwok, in a copy
-# of its module under bin/ (nothing of kwok is copied into this repository).
+# of its module in a temporary directory (nothing of kwok is copied into this repository).
 #
 # kwok's Option.setup, which its informers call before every list AND every watch, sets
 # resourceVersion 0 whenever the list pager is off (its watch of pods), so each watch kwok
