@@ -25,6 +25,10 @@ trap 'kill "$(cat "$work/registry.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 certs=$work/home/.config/containers/certs.d/127.0.0.1:$port
 mkdir -p "$certs"
+# The signature policy opm's containers/image requires before it pulls: Debian's
+# containers-common installs one in /etc/containers, which a machine with only Go lacks. The
+# same as that default: the images are this script's own, on loopback.
+printf '{"default": [{"type": "insecureAcceptAnything"}]}\n' >"$work/home/.config/containers/policy.json"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=foo-operator catalog registry" \
 	-addext subjectAltName=IP:127.0.0.1 -keyout "$work/registry.key" -out "$certs/ca.crt" 2>/dev/null
 cat >"$work/registry.yaml" <<EOF
