@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/example/foo-operator/controllers"
@@ -130,7 +131,9 @@ func servingValid(data map[string][]byte, ca *crypto.CA, dnsNames []string, now 
 // in the Secret name of its namespace and serves it (getCertificate). It lists and watches
 // that one Secret by name, which is all its RBAC allows, and writes it with an update that
 // fails when another replica wrote it first; that replica's certificate then arrives by the
-// watch.
+// watch. A write that fails otherwise (the API server unavailable, a webhook refusing it)
+// is tried again with client-go's per-item backoff (5 ms, doubling, at most 1000 s), as a
+// controller's reconcile is: the Secret may not change again for hours.
 type certKeeper struct {
 	secrets  corev1client.SecretInterface
 	name     string
@@ -162,16 +165,14 @@ func (k *certKeeper) Start(ctx context.Context) error {
 			return k.secrets.Watch(ctx, o)
 		},
 	}, &corev1.Secret{}, metricsCertResync, toolscache.Indexers{})
-	sync := func(obj any) {
-		if s, ok := obj.(*corev1.Secret); ok {
-			if err := k.sync(ctx, s); err != nil {
-				log.Error(err, "Cannot keep the metrics server's certificate")
-			}
-		}
-	}
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	go func() {
+		<-ctx.Done()
+		queue.ShutDown()
+	}()
 	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    sync,
-		UpdateFunc: func(_, obj any) { sync(obj) },
+		AddFunc:    func(any) { queue.Add(k.name) },
+		UpdateFunc: func(any, any) { queue.Add(k.name) },
 	}); err != nil {
 		return err
 	}
@@ -179,7 +180,30 @@ func (k *certKeeper) Start(ctx context.Context) error {
 	if toolscache.WaitForCacheSync(ctx.Done(), informer.HasSynced) && len(informer.GetStore().List()) == 0 {
 		log.Error(errors.New("not found"), "The metrics certificate Secret does not exist: the metrics server refuses handshakes until it does; create it empty (config/default and the bundle ship it)")
 	}
-	<-ctx.Done()
+	for {
+		key, shutdown := queue.Get()
+		if shutdown || ctx.Err() != nil {
+			return nil
+		}
+		err := k.syncStored(ctx, informer.GetStore())
+		if err != nil {
+			log.Error(err, "Cannot keep the metrics server's certificate; trying again", "retries", queue.NumRequeues(key))
+			queue.AddRateLimited(key)
+		} else {
+			queue.Forget(key)
+		}
+		queue.Done(key)
+	}
+}
+
+// syncStored syncs the Secret in store, the informer's of the one Secret; none when it was
+// deleted.
+func (k *certKeeper) syncStored(ctx context.Context, store toolscache.Store) error {
+	for _, obj := range store.List() {
+		if s, ok := obj.(*corev1.Secret); ok {
+			return k.sync(ctx, s)
+		}
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,7 +103,13 @@ func TestMetricsCertData(t *testing.T) {
 // KUBEBUILDER_ASSETS as make test sets it), each as the operator's service account with
 // exactly config/rbac/metrics_cert_role.yaml: one issues the certificate into the empty
 // Secret, both serve it, and a client that trusts the Secret's CA verifies the metrics
-// server under the ServiceMonitor's serverName.
+// server under the ServiceMonitor's serverName. The Role lacks update when they start (as
+// when the API server refuses a write for a while): their writes fail, and they try again
+// once it has it, though the Secret did not change.
+//
+// Before: a write refused for another reason than a Conflict was tried again only at the
+// Secret's next change or the informer's resync 12 hours later, and until then the metrics
+// server refused every handshake.
 func TestCertKeeper(t *testing.T) {
 	g := NewWithT(t)
 	env := &envtest.Environment{}
@@ -122,7 +129,11 @@ func TestCertKeeper(t *testing.T) {
 	g.Expect(yaml.Unmarshal(raw, role)).To(Succeed())
 	g.Expect(role.Rules[0].ResourceNames).To(ConsistOf(secretName), "config/default prefixes the Secret's name, not the rule's")
 	role.Namespace = ns
-	_, err = admin.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{})
+	shipped := role.Rules
+	withoutUpdate := role.DeepCopy()
+	withoutUpdate.Rules[0].Verbs = slices.DeleteFunc(withoutUpdate.Rules[0].Verbs, func(v string) bool { return v == "update" })
+	g.Expect(withoutUpdate.Rules[0].Verbs).To(HaveLen(len(shipped[0].Verbs)-1), "the shipped Role has update")
+	_, err = admin.RbacV1().Roles(ns).Create(ctx, withoutUpdate, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "metrics-cert"},
@@ -150,6 +161,20 @@ func TestCertKeeper(t *testing.T) {
 		go func() { _ = k.Start(runCtx) }()
 		replicas = append(replicas, k)
 	}
+	g.Consistently(func(g Gomega) {
+		s, err := admin.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(s.Data).To(BeEmpty())
+		for _, k := range replicas {
+			_, err := k.getCertificate(nil)
+			g.Expect(err).To(HaveOccurred())
+		}
+	}).WithTimeout(2*time.Second).Should(Succeed(), "the Role does not let them write yet")
+	live, err := admin.RbacV1().Roles(ns).Get(ctx, role.Name, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	live.Rules = shipped
+	_, err = admin.RbacV1().Roles(ns).Update(ctx, live, metav1.UpdateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
 	var stored *corev1.Secret
 	g.Eventually(func(g Gomega) {
 		stored, err = admin.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
