@@ -136,11 +136,11 @@ func withPodsLost(available int32) deploymentOption {
 const quotaMessage = `pods "a-web-5d4f8b7c9-x2x7q" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=4, limited: pods=4`
 
 // withReplicaFailure sets the ReplicaFailure condition the Deployment controller reports
-// when its ReplicaSet cannot create pods.
-func withReplicaFailure(message string) deploymentOption {
+// when a ResourceQuota refuses its ReplicaSet's pods (quotaMessage).
+func withReplicaFailure() deploymentOption {
 	return func(d *appsv1.Deployment) {
 		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
-			Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: message,
+			Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: quotaMessage,
 		})
 	}
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -42,8 +41,10 @@ import (
 // longest recheck interval, 10 minutes by default, longer than the interval of GitOps tools
 // that re-apply on a timer), the Foo is Degraded with FieldManagerConflict, and the
 // operator takes it back only after the recheck interval, then after twice as long each
-// round, at most after the longest interval. The contest ends, and the Foo is no longer
-// Degraded, once the operator's last correction held for the window.
+// round, at most after the longest interval; a change of the Foo is applied at once, and
+// takes the field back with it (fieldTaken). The contest ends, and the Foo is no longer
+// Degraded, once the operator's last correction held for the window; it is over one
+// Deployment (contestOver).
 type contest struct {
 	// takers are the writers that took the field since the contest began, by manager and
 	// subresource.
@@ -57,6 +58,8 @@ type contest struct {
 	takenSince bool
 	// correctedIn is the Deployment the last correction wrote.
 	correctedIn deploymentVersion
+	// correctedFor is the generation of the Foo the last correction applied.
+	correctedFor int64
 }
 
 // deploymentVersion names one state of a Deployment: its UID and generation, which every
@@ -192,7 +195,8 @@ func describeTakers(takers []fieldTaker) string {
 type fooMemory struct {
 	// uid is the Foo's: a Foo deleted and created again under the same name starts afresh.
 	uid types.UID
-	// contests are the Foo's contests, by field path.
+	// contests are the Foo's contests, by field path: over its current Deployment (the one
+	// their last correction wrote, see contestOver).
 	contests map[string]*contest
 	// conflictSince is when the Foo first found its Deployment name taken in the current
 	// DeploymentConflict; zero when there is none.
@@ -208,6 +212,16 @@ func (mem *fooMemory) keep(field string, c *contest) {
 		mem.contests = map[string]*contest{}
 	}
 	mem.contests[field] = c
+}
+
+// contestOver is the contest over field in d: the one kept, when its last correction wrote
+// d, or a new one. A contest is over one Deployment: the Deployment of a Foo renamed, or
+// deleted and created again, starts with none, whatever was fought over its predecessor.
+func (mem *fooMemory) contestOver(field string, d *appsv1.Deployment) *contest {
+	if c, ok := mem.contests[field]; ok && c.correctedIn.uid == d.UID {
+		return c
+	}
+	return &contest{}
 }
 
 // memories holds the fooMemory of each Foo, by namespace and name. Its methods are the only
@@ -244,9 +258,20 @@ func (m *memories) inConflict(foo *samplev1alpha1.Foo) (conflict bool) {
 // takes it back now; the error is the Foo's FieldManagerConflict while it waits (see
 // contest). A d that predates the last correction changes nothing: the pass writes nothing,
 // and the Foo stays as that correction left it.
-func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, d *appsv1.Deployment, now time.Time, first, limit time.Duration) (apply bool, err error) {
+//
+// A change of the Foo is applied at once, whatever the contest's wait: a user's change is
+// not held back for minutes by a writer of one field, and its apply takes that field back
+// too (a correction, see fieldCorrected). changed says that d lacks what the operator
+// applies for the Foo now (drift.changed); the Foo's generation since the last correction
+// says that the Foo changed, not a writer who took the label the operator records its
+// applied Foo in, which would otherwise end every wait.
+func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, d *appsv1.Deployment, changed bool, now time.Time, first, limit time.Duration) (apply bool, err error) {
 	m.update(foo, func(mem *fooMemory) {
-		c := cmp.Or(mem.contests[taker.field], &contest{})
+		c := mem.contestOver(taker.field, d)
+		if changed && c.corrections > 0 && c.correctedFor != foo.Generation {
+			apply = true
+			return
+		}
 		if c.predates(versionOf(d)) {
 			if c.corrections > 1 {
 				err = c.err(d.Name, taker.field, c.backoff(first, limit), limit)
@@ -267,9 +292,9 @@ func (m *memories) fieldTaken(foo *samplev1alpha1.Foo, taker fieldTaker, d *apps
 // the Foo's FieldManagerConflict when that was not the first correction of the contest.
 func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, d *appsv1.Deployment, now time.Time, first, limit time.Duration) (err error) {
 	m.update(foo, func(mem *fooMemory) {
-		c := cmp.Or(mem.contests[taker.field], &contest{})
+		c := mem.contestOver(taker.field, d)
 		c.corrected(taker, now, limit)
-		c.correctedIn = versionOf(d)
+		c.correctedIn, c.correctedFor = versionOf(d), foo.Generation
 		mem.keep(taker.field, c)
 		if c.corrections > 1 {
 			err = c.err(d.Name, taker.field, c.backoff(first, limit), limit)
@@ -278,17 +303,18 @@ func (m *memories) fieldCorrected(foo *samplev1alpha1.Foo, taker fieldTaker, d *
 	return err
 }
 
-// fieldsHeld records that a pass found the operator's fields its own; the error is the
-// Foo's FieldManagerConflict while one of its contests has not ended.
-func (m *memories) fieldsHeld(foo *samplev1alpha1.Foo, deployment string, now time.Time, limit time.Duration) (err error) {
+// fieldsHeld records that a pass found the operator's fields of d its own; the error is
+// the Foo's FieldManagerConflict while one of its contests over d has not ended. Contests
+// over another Deployment end.
+func (m *memories) fieldsHeld(foo *samplev1alpha1.Foo, d *appsv1.Deployment, now time.Time, limit time.Duration) (err error) {
 	m.update(foo, func(mem *fooMemory) {
 		for _, field := range slices.Sorted(maps.Keys(mem.contests)) {
 			c := mem.contests[field]
 			dec, over := c.held(now, limit)
-			if over {
+			if over || c.correctedIn.uid != d.UID {
 				delete(mem.contests, field)
 			} else if dec.degraded && err == nil {
-				err = c.err(deployment, field, dec.wait, limit)
+				err = c.err(d.Name, field, dec.wait, limit)
 			}
 		}
 	})

@@ -96,26 +96,27 @@ func TestContestIgnoresADeploymentFromBeforeItsCorrection(t *testing.T) {
 		d.UID, d.Generation = types.UID(uid), generation
 		return d
 	}
-	apply, err := m.fieldTaken(foo, edit, at("uid-d", 2), now, time.Minute, time.Hour)
+	apply, err := m.fieldTaken(foo, edit, at("uid-d", 2), false, now, time.Minute, time.Hour)
 	g.Expect(apply).To(BeTrue())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(m.fieldCorrected(foo, edit, at("uid-d", 3), now, time.Minute, time.Hour)).To(Succeed())
 
-	apply, err = m.fieldTaken(foo, edit, at("uid-d", 2), now.Add(time.Second), time.Minute, time.Hour)
+	apply, err = m.fieldTaken(foo, edit, at("uid-d", 2), false, now.Add(time.Second), time.Minute, time.Hour)
 	g.Expect(apply).To(BeFalse(), "the correction wrote generation 3: nothing to take back")
 	g.Expect(err).NotTo(HaveOccurred(), "no contest from a Deployment older than the correction")
 
-	_, err = m.fieldTaken(foo, edit, at("uid-new", 1), now.Add(time.Second), time.Minute, time.Hour)
-	g.Expect(err).To(MatchError(ContainSubstring("kubectl-edit")), "a Deployment created again starts its generations anew: a take")
+	apply, err = m.fieldTaken(foo, edit, at("uid-new", 1), false, now.Add(time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeTrue(), "a Deployment created again starts its generations anew, and a contest of its own: its first take is taken back at once")
+	g.Expect(err).NotTo(HaveOccurred())
 
-	apply, err = m.fieldTaken(foo, edit, at("uid-d", 4), now.Add(2*time.Second), time.Minute, time.Hour)
+	apply, err = m.fieldTaken(foo, edit, at("uid-d", 4), false, now.Add(2*time.Second), time.Minute, time.Hour)
 	g.Expect(apply).To(BeFalse(), "taken again after the correction: the contest waits")
 	g.Expect(err).To(MatchError(ContainSubstring("kubectl-edit")))
 
 	// A contest of several corrections stays reported while the cache lags the last one.
-	_, _ = m.fieldTaken(foo, edit, at("uid-d", 4), now.Add(time.Hour), time.Minute, time.Hour)
+	_, _ = m.fieldTaken(foo, edit, at("uid-d", 4), false, now.Add(time.Hour), time.Minute, time.Hour)
 	g.Expect(m.fieldCorrected(foo, edit, at("uid-d", 5), now.Add(time.Hour), time.Minute, time.Hour)).To(HaveOccurred())
-	_, err = m.fieldTaken(foo, edit, at("uid-d", 4), now.Add(time.Hour+time.Second), time.Minute, time.Hour)
+	_, err = m.fieldTaken(foo, edit, at("uid-d", 4), false, now.Add(time.Hour+time.Second), time.Minute, time.Hour)
 	g.Expect(err).To(MatchError(ContainSubstring("took it back 2 times")))
 }
 
@@ -210,6 +211,62 @@ func TestContestMessageHasNoCountdown(t *testing.T) {
 	g.Expect(c.err("web", ".spec.replicas", 17*time.Second, time.Hour).Error()).To(Equal(c.err("web", ".spec.replicas", 3*time.Second, time.Hour).Error()))
 }
 
+// Before: while a contest waited, a change of the Foo (a new image, a scale of the Foo by
+// the autoscaler the message advises) reached the Deployment only with the next correction,
+// up to the longest recheck interval later, while the Foo's status named the new generation.
+func TestContestAppliesAChangeOfTheFooAtOnce(t *testing.T) {
+	g := NewWithT(t)
+	m := &memories{}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	foo, changedFoo := newFoo("a", withIdentity("uid-foo", 1)), newFoo("a", withIdentity("uid-foo", 2), withImage("nginx:1.29"))
+	hpa := fieldTaker{manager: "hpa", subresource: "scale", field: ".spec.replicas"}
+	at := func(generation int64) *appsv1.Deployment {
+		d := newDeployment(foo)
+		d.UID, d.Generation = "uid-d", generation
+		return d
+	}
+	apply, _ := m.fieldTaken(foo, hpa, at(2), false, now, time.Minute, time.Hour)
+	g.Expect(apply).To(BeTrue(), "a first take is taken back at once")
+	g.Expect(m.fieldCorrected(foo, hpa, at(3), now, time.Minute, time.Hour)).To(Succeed())
+	apply, err := m.fieldTaken(foo, hpa, at(4), false, now.Add(time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeFalse(), "taken again: the contest waits")
+	g.Expect(err).To(MatchError(ContainSubstring("hpa")))
+	apply, _ = m.fieldTaken(foo, hpa, at(4), true, now.Add(time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeFalse(), "the Deployment lacks what the operator applies, but the Foo is the one corrected for: a writer took the operator's label, and waits")
+
+	apply, _ = m.fieldTaken(changedFoo, hpa, at(4), true, now.Add(2*time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeTrue(), "the Foo changed since the correction: its change is applied at once")
+	apply, _ = m.fieldTaken(changedFoo, hpa, at(4), false, now.Add(2*time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeFalse(), "the Deployment has what the operator applies for the changed Foo: nothing of the Foo's to apply")
+	g.Expect(m.fieldCorrected(changedFoo, hpa, at(5), now.Add(2*time.Second), time.Minute, time.Hour)).To(MatchError(ContainSubstring("took it back 2 times")), "the apply took the field back too")
+	apply, _ = m.fieldTaken(changedFoo, hpa, at(6), true, now.Add(3*time.Second), time.Minute, time.Hour)
+	g.Expect(apply).To(BeFalse(), "the change was applied: the contest waits again")
+}
+
+// Before: a contest was the Foo's, whatever its Deployment: a Foo renamed, or whose
+// Deployment was deleted with the autoscaler that took its replicas and created again, was
+// Degraded with FieldManagerConflict naming the new Deployment, which no one else wrote,
+// until the old contest's window ended.
+func TestContestIsOverOneDeployment(t *testing.T) {
+	g := NewWithT(t)
+	m := &memories{}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	foo := newFoo("a", withIdentity("uid-foo", 1))
+	hpa := fieldTaker{manager: "hpa", subresource: "scale", field: ".spec.replicas"}
+	old, created := newDeployment(foo), newDeployment(foo)
+	old.UID, created.UID = "uid-old", "uid-created"
+	for i := range 2 {
+		_ = m.fieldCorrected(foo, hpa, old, now.Add(time.Duration(i)*time.Minute), time.Minute, time.Hour)
+	}
+	g.Expect(m.fieldsHeld(foo, old, now.Add(2*time.Minute), time.Hour)).To(MatchError(ContainSubstring("took it back 2 times")), "the control: the contest over the old Deployment goes on")
+
+	apply, err := m.fieldTaken(foo, hpa, created, false, now.Add(2*time.Minute), time.Minute, time.Hour)
+	g.Expect(apply).To(BeTrue(), "a first take of the new Deployment's field is taken back at once, the old Deployment's contest still kept")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m.fieldsHeld(foo, created, now.Add(2*time.Minute), time.Hour)).To(Succeed(), "no one holds a field of the new Deployment")
+	g.Expect(m.byFoo).To(BeEmpty(), "the old Deployment's contest ended with it")
+}
+
 // Before: the memory of a Foo was kept by name, so a Foo deleted and created again between
 // two passes inherited the old one's back-off and conflict.
 func TestMemoryIsTheFoosByUID(t *testing.T) {
@@ -224,7 +281,7 @@ func TestMemoryIsTheFoosByUID(t *testing.T) {
 	}
 	again := newFoo("a", withIdentity("uid-2", 1))
 	g.Expect(m.nameTaken(again, now)).To(Equal(now), "the new Foo's conflict starts now")
-	apply, err := m.fieldTaken(again, hpa, newDeployment(again), now, time.Second, time.Hour)
+	apply, err := m.fieldTaken(again, hpa, newDeployment(again), false, now, time.Second, time.Hour)
 	g.Expect(apply).To(BeTrue(), "the new Foo has no contest: a first take is corrected at once")
 	g.Expect(err).NotTo(HaveOccurred())
 	m.nameFree(again)

@@ -198,25 +198,29 @@ func soonest(a, b time.Duration) time.Duration {
 }
 
 // reconcileDeployments makes the Deployment named in spec.deploymentName match the Foo and
-// then deletes the Deployments the Foo controls under other names (left by a rename). It
-// returns the Deployment the status describes: the Foo's current Deployment, or, when it has
-// none, the one it still serves with (servingDeployment); and a *passError (foo_errors.go)
-// when it could not.
+// then deletes the Deployments the Foo controls under other names (left by a rename) and
+// keeps its PodDisruptionBudget. It returns the Deployment the status describes: the Foo's
+// current Deployment, or, when it has none, the one it still serves with
+// (servingDeployment); and a *passError (foo_errors.go) when it could not. A contest over a
+// field of the Deployment (a condition, not retried) does not hold the rest back: a Foo an
+// autoscaler of its Deployment keeps Degraded still gets its budget and loses its old
+// Deployments. Of several errors the Foo shows one: one that is retried, then the contest,
+// then a taken budget name, then an unwatched Deployment.
 func (r *FooReconciler) reconcileDeployments(ctx context.Context, foo *samplev1alpha1.Foo) (*appsv1.Deployment, error) {
-	d, err := r.reconcileDeployment(ctx, foo)
+	d, condition := r.reconcileDeployment(ctx, foo)
 	switch {
-	case d == nil && err != nil:
-		return r.servingDeployment(ctx, foo), err
-	case err != nil:
-		return d, err
+	case d == nil && condition != nil:
+		return r.servingDeployment(ctx, foo), condition
+	case condition != nil && retried(condition):
+		return d, condition
 	}
 	if err := r.deleteStaleDeployments(ctx, foo, d); err != nil {
 		return d, err
 	}
-	if err := r.reconcileBudget(ctx, foo); err != nil {
+	if err := r.reconcileBudget(ctx, foo); err != nil && (condition == nil || retried(err)) {
 		return d, err
 	}
-	return d, r.unwatched(d)
+	return d, cmp.Or(condition, r.unwatched(d))
 }
 
 // unwatched is the Degraded reason of a Deployment that lacks the label the operator's
@@ -392,7 +396,8 @@ const (
 
 // decide chooses the write for what observe saw, once: create a missing Deployment, adopt
 // an adoptable one, update a controlled one that drifted (a field another writer took only
-// when its contest allows, see contest), and otherwise nothing. The error is the Foo's
+// when its contest allows, or at once when the Foo changed since its last correction: see
+// contest and fieldTaken), and otherwise nothing. The error is the Foo's
 // condition: a DeploymentConflict, or the FieldManagerConflict of a contest, which an
 // update does not end.
 func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
@@ -406,7 +411,7 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	case !o.controlled:
 		return write{}, r.nameTaken(foo, o.live.Name, now)
 	case o.drift.none():
-		return write{}, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
+		return write{}, r.memory.fieldsHeld(foo, o.live, now, limit)
 	}
 	update := write{action: updateWrite, ownCreated: o.drift.changed && !o.drift.replicasOnly && createdBy(o.live), scale: scaleOnly(o, foo.Spec.DesiredReplicas())}
 	taker, err := takerOf(o.live, o.drift.lost)
@@ -414,9 +419,9 @@ func (r *FooReconciler) decide(foo *samplev1alpha1.Foo, o seen) (write, error) {
 	case err != nil:
 		return write{}, err
 	case taker == nil:
-		return update, r.memory.fieldsHeld(foo, o.live.Name, now, limit)
+		return update, r.memory.fieldsHeld(foo, o.live, now, limit)
 	}
-	if apply, err := r.memory.fieldTaken(foo, *taker, o.live, now, first, limit); !apply {
+	if apply, err := r.memory.fieldTaken(foo, *taker, o.live, o.drift.changed, now, first, limit); !apply {
 		return write{}, err
 	}
 	update.taker = taker

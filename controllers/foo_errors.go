@@ -122,6 +122,13 @@ func kindOf(err error) (errorKind, time.Duration) {
 	return unexpectedError, 0
 }
 
+// retried reports whether a pass that ends with err is retried with backoff: false for a
+// condition only a change resolves.
+func retried(err error) bool {
+	kind, _ := kindOf(err)
+	return errorPolicies[kind].retry
+}
+
 // warningReason is the reason of the Warning event for a Degraded reason; a name conflict
 // keeps sample-controller's ErrResourceExists.
 func warningReason(degradedReason string) string {

@@ -111,36 +111,9 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		const autoscaler = "test-autoscaler"
 		foo := converged(ctx, newFoo("contested", withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName
-		admin, err := kubernetes.NewForConfig(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
-
-		// An HPA that targets the Deployment instead of the Foo: it sets 5 replicas through
-		// the scale subresource whenever it finds another count, every 250 ms.
 		before := requests.count()
-		stop, done := make(chan struct{}), make(chan struct{})
-		stopAutoscaler := sync.OnceFunc(func() {
-			close(stop)
-			<-done
-		})
+		stopAutoscaler := autoscaleDeployment(ns, name, autoscaler, 5)
 		DeferCleanup(stopAutoscaler) // also when an assertion below fails
-		go func() {
-			defer GinkgoRecover()
-			defer close(done)
-			for tick := time.NewTicker(250 * time.Millisecond); ; {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				scale, err := admin.AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
-				Expect(err).NotTo(HaveOccurred())
-				if scale.Spec.Replicas != 5 {
-					scale.Spec.Replicas = 5
-					_, err = admin.AppsV1().Deployments(ns).UpdateScale(ctx, name, scale, metav1.UpdateOptions{FieldManager: autoscaler})
-					Expect(client.IgnoreAlreadyExists(err)).To(Or(Succeed(), MatchError(ContainSubstring("the object has been modified"))))
-				}
-			}
-		}()
 		const window = 12 * time.Second
 		time.Sleep(window)
 		writes := filter(deploymentChanges(requests.writesSince(before)), "/deployments/"+name)
@@ -167,6 +140,47 @@ var _ = Describe("Neighbours of the Deployment", func() {
 			g.Expect(getDeployment(g, ns, name).Spec.Replicas).To(Equal(ptr.To[int32](2)))
 			g.Expect(meta.IsStatusConditionFalse(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)).To(BeTrue())
 		}).WithTimeout(30 * time.Second).Should(Succeed())
+	})
+
+	// Before: while the contest lasted, every pass ended at the Deployment: the Foo's budget
+	// was neither created nor deleted (a user who set podDisruptionBudget: Disabled to keep
+	// a budget of their own had two select the pods, and every eviction of them refused),
+	// and a change of the Foo reached the Deployment only with the contest's next correction.
+	It("keeps its budget and applies the Foo's changes at once while another writer keeps scaling the Deployment", func() {
+		foo := converged(ctx, newFoo("contested-foo", withNamespace(ns), withReplicas(2)))
+		name := foo.Spec.DeploymentName
+		eventuallyBudget(foo)
+		contestedJustAfterACorrection(foo, name)
+
+		By("the Foo asks for another image: the Deployment gets it before the next correction")
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.Image = testImage + "-v2" })
+		Eventually(func(g Gomega) {
+			g.Expect(getDeployment(g, ns, name).Spec.Template.Spec.Containers[0].Image).To(Equal(testImage + "-v2"))
+		}).WithTimeout(maxConflictRecheck / 2).Should(Succeed())
+		Expect(meta.FindStatusCondition(getFoo(Default, foo).Status.Conditions, samplev1alpha1.DegradedCondition)).
+			To(HaveField("Reason", samplev1alpha1.FieldManagerConflictReason), "the contest goes on: the change's apply was one of its corrections")
+
+		By("the Foo asks for no budget: the operator deletes its own")
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.PodDisruptionBudget = samplev1alpha1.PodDisruptionBudgetDisabled })
+		expectNoBudget(foo)
+	})
+
+	// Before: while the contest over the new Deployment of a renamed Foo lasted, every pass
+	// ended before the old Deployment's deletion, which the new one running all its replicas
+	// allows: the old one ran beside it for as long as its autoscaler did.
+	It("deletes the old Deployment of a renamed Foo while another writer keeps scaling the new one", func() {
+		foo := converged(ctx, newFoo("contested-rename", withNamespace(ns), withReplicas(2)))
+		old := foo.Spec.DeploymentName
+		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "contested-rename-v2" })
+		eventuallyDeployment(ns, "contested-rename-v2")
+		contestedJustAfterACorrection(foo, "contested-rename-v2")
+		getDeployment(Default, ns, old) // the new Deployment does not run its replicas yet: the old one stays
+
+		By("the new Deployment runs the replicas it asks for, the autoscaler's, before the next correction")
+		simulateRollout(ctx, ns, "contested-rename-v2", 5, true)
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: old}, &appsv1.Deployment{})
+		}).Should(MatchError(ContainSubstring("not found")))
 	})
 
 	// Before: a contest started anew whenever the taker changed, and ended once a correction
@@ -458,7 +472,7 @@ var _ = Describe("Neighbours of the Deployment", func() {
 		old := foo.Spec.DeploymentName
 		patchFoo(ctx, foo, func(f *samplev1alpha1.Foo) { f.Spec.DeploymentName = "quota-v2" })
 		eventuallyDeployment(ns, "quota-v2")
-		simulateRollout(ctx, ns, "quota-v2", 0, false, withReplicaFailure(quotaMessage))
+		simulateRollout(ctx, ns, "quota-v2", 0, false, withReplicaFailure())
 		Eventually(func(g Gomega) {
 			c := meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)
 			g.Expect(c).To(HaveField("Reason", samplev1alpha1.ReplicaFailureReason))
@@ -656,4 +670,71 @@ func expectNoEventFor(ns, reason string) {
 		}
 		return reasons
 	}).ShouldNot(ContainElement(reason))
+}
+
+// contestedJustAfterACorrection starts an autoscaler of foo's Deployment name that sets 5
+// replicas (autoscaleDeployment, stopped at the end of the spec), and returns once foo
+// reports the contest, the operator has just taken the field back at the suite's longest
+// recheck interval (after its fourth correction it waits 8 s before each next one), and
+// the autoscaler took it again, in the operator's cache too: until the cache has that take,
+// the operator owns every field it sets, and a change of the Foo is applied as with no
+// contest.
+func contestedJustAfterACorrection(foo *samplev1alpha1.Foo, name string) {
+	GinkgoHelper()
+	const autoscaler = "test-autoscaler"
+	corrections := func() float64 {
+		return testutil.ToFloat64(fieldTakeovers.WithLabelValues(autoscaler, ".spec.replicas"))
+	}
+	before := corrections()
+	DeferCleanup(autoscaleDeployment(foo.Namespace, name, autoscaler, 5))
+	Eventually(corrections).Should(BeNumerically(">=", before+4))
+	Eventually(func(g Gomega) {
+		g.Expect(meta.FindStatusCondition(getFoo(g, foo).Status.Conditions, samplev1alpha1.DegradedCondition)).
+			To(HaveField("Reason", samplev1alpha1.FieldManagerConflictReason))
+	}).Should(Succeed())
+	corrected := corrections()
+	Eventually(corrections).WithTimeout(2 * maxConflictRecheck).Should(BeNumerically(">", corrected))
+	var taken int64
+	Eventually(func(g Gomega) {
+		live := getDeployment(g, foo.Namespace, name)
+		g.Expect(live.Spec.Replicas).To(Equal(ptr.To[int32](5)))
+		taken = live.Generation
+	}).Should(Succeed())
+	Eventually(func(g Gomega) {
+		cached := &appsv1.Deployment{}
+		g.Expect(reconciler.Get(ctx, client.ObjectKey{Namespace: foo.Namespace, Name: name}, cached)).To(Succeed())
+		g.Expect(cached.Generation).To(BeNumerically(">=", taken))
+	}).Should(Succeed())
+}
+
+// autoscaleDeployment runs, until the returned stop (which DeferCleanup can take), what an
+// HPA that targets the Deployment instead of the Foo does: it sets replicas through the
+// scale subresource, as manager, whenever it finds another count, every 250 ms.
+func autoscaleDeployment(ns, name, manager string, replicas int32) (stop func()) {
+	GinkgoHelper()
+	admin, err := kubernetes.NewForConfig(testEnv.Config)
+	Expect(err).NotTo(HaveOccurred())
+	stopped, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		for tick := time.NewTicker(250 * time.Millisecond); ; {
+			select {
+			case <-stopped:
+				return
+			case <-tick.C:
+			}
+			scale, err := admin.AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			if scale.Spec.Replicas != replicas {
+				scale.Spec.Replicas = replicas
+				_, err = admin.AppsV1().Deployments(ns).UpdateScale(ctx, name, scale, metav1.UpdateOptions{FieldManager: manager})
+				Expect(client.IgnoreAlreadyExists(err)).To(Or(Succeed(), MatchError(ContainSubstring("the object has been modified"))))
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(stopped)
+		<-done
+	})
 }

@@ -144,8 +144,9 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // problem, or a change of Ready), not each step between. Until then the Foo's
 // observedGeneration still names the generation its status describes, so readers know the
 // status is behind. The Deployment's status changes start the passes; the wait returned
-// starts the one at the delay. The end of a problem (the stored status is Degraded) is
-// written at once.
+// starts the one at the delay. A problem (Degraded, whether the operator or the
+// Deployment reports it: pods the Deployment cannot create) and its end are written at
+// once, also during a rollout already reported in progress.
 //
 // Under a client limit that binds (spare false: the bucket is short of more than a
 // token), a report in progress that neither makes the Foo Ready nor ends its readiness
@@ -153,7 +154,8 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // spare: the tokens go to the writes that converge Foos, and the rollout's end, written
 // whatever the tokens, is most often the next status anyway.
 func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare bool) time.Duration {
-	if obs.reason != "" || obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
+	if obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
+		meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.DegradedCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
 		return 0
 	}

@@ -216,7 +216,7 @@ func TestComputeStatus(t *testing.T) {
 		{
 			// Before, a quota that refused the pods showed only as RolloutInProgress.
 			name:           "pods the Deployment cannot create (a quota): Degraded with the Deployment's message",
-			obs:            observation{deployment: newDeployment(foo, withRollout(0, 0, false), withReplicaFailure(quotaMessage))},
+			obs:            observation{deployment: newDeployment(foo, withRollout(0, 0, false), withReplicaFailure())},
 			wantGeneration: 3,
 			wantDeployment: "a-web",
 			wantConditions: map[string]conditionSummary{
@@ -384,6 +384,11 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "a rollout past the delay already reported in progress waits for its end",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: delay},
+		{name: "pods the Deployment cannot create during a rollout already reported in progress are written",
+			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false), withReplicaFailure())}},
+		{name: "pods the Deployment cannot create within the delay are written",
+			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second), withRollout(2, 0, false), withReplicaFailure())}},
 		{name: "a rollout reported in progress that moves on to scaling waits for its end",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, want: delay},
