@@ -133,7 +133,8 @@ func servingValid(data map[string][]byte, ca *crypto.CA, dnsNames []string, now 
 // fails when another replica wrote it first; that replica's certificate then arrives by the
 // watch. A write that fails otherwise (the API server unavailable, a webhook refusing it)
 // is tried again with client-go's per-item backoff (5 ms, doubling, at most 1000 s), as a
-// controller's reconcile is: the Secret may not change again for hours.
+// controller's reconcile is: the Secret may not change again for hours. Meanwhile the
+// replica serves the stored certificate while it is valid.
 type certKeeper struct {
 	secrets  corev1client.SecretInterface
 	name     string
@@ -221,14 +222,26 @@ func (k *certKeeper) sync(ctx context.Context, s *corev1.Secret) error {
 			if apierrors.IsConflict(err) {
 				return nil // another replica wrote it first: its certificate comes by the watch
 			}
+			// The stored certificate, due for renewal, may still be valid: served until
+			// the write succeeds, rather than refusing every handshake.
+			_ = k.serve(s.Data, time.Now())
 			return fmt.Errorf("write Secret %s: %w", k.name, err)
 		}
 		ctrl.Log.WithName("metrics-cert").Info("Issued the metrics server's certificate", "secret", k.name, "dnsNames", k.dnsNames,
 			"newCA", string(data[caCertKey]) != string(s.Data[caCertKey]))
 	}
+	return k.serve(data, time.Now())
+}
+
+// serve makes the pair in data the metrics server's certificate, unless it is unreadable
+// or expired at now.
+func (k *certKeeper) serve(data map[string][]byte, now time.Time) error {
 	pair, err := tls.X509KeyPair(data[tlsCertKey], data[tlsKeyKey])
 	if err != nil {
 		return err
+	}
+	if now.After(pair.Leaf.NotAfter) {
+		return fmt.Errorf("the certificate in Secret %s expired at %v", k.name, pair.Leaf.NotAfter)
 	}
 	k.current.Store(&pair)
 	return nil

@@ -26,9 +26,11 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/openshift/library-go/pkg/crypto"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/cert"
@@ -99,18 +101,19 @@ func TestMetricsCertData(t *testing.T) {
 	g.Expect(changed).To(BeTrue(), "unreadable content is replaced")
 }
 
-// TestCertKeeper runs two replicas' certKeepers against a real kube-apiserver (envtest,
-// KUBEBUILDER_ASSETS as make test sets it), each as the operator's service account with
-// exactly config/rbac/metrics_cert_role.yaml: one issues the certificate into the empty
-// Secret, both serve it, and a client that trusts the Secret's CA verifies the metrics
-// server under the ServiceMonitor's serverName. The Role lacks update when they start (as
-// when the API server refuses a write for a while): their writes fail, and they try again
-// once it has it, though the Secret did not change.
-//
-// Before: a write refused for another reason than a Conflict was tried again only at the
-// Secret's next change or the informer's resync 12 hours later, and until then the metrics
-// server refused every handshake.
-func TestCertKeeper(t *testing.T) {
+// certKeeperCluster is a real kube-apiserver (envtest, KUBEBUILDER_ASSETS as make test sets
+// it) with the namespace of the metrics certificate Secret, that Secret empty, a neighbour
+// Secret, and the operator's service account bound to config/rbac/metrics_cert_role.yaml
+// without update, as when the API server refuses its writes for a while (allowUpdate
+// grants the shipped Role).
+type certKeeperCluster struct {
+	admin, operator kubernetes.Interface
+	role            *rbacv1.Role
+}
+
+const certKeeperNamespace, certKeeperSecret = "ops", "foo-operator-metrics-cert"
+
+func startCertKeeperCluster(t *testing.T) *certKeeperCluster {
 	g := NewWithT(t)
 	env := &envtest.Environment{}
 	cfg, err := env.Start()
@@ -120,19 +123,18 @@ func TestCertKeeper(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx := t.Context()
 
-	const ns, sa, secretName = "ops", "foo-operator-controller-manager", "foo-operator-metrics-cert"
+	const ns, sa = certKeeperNamespace, "foo-operator-controller-manager"
 	_, err = admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	raw, err := os.ReadFile("config/rbac/metrics_cert_role.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
 	role := &rbacv1.Role{}
 	g.Expect(yaml.Unmarshal(raw, role)).To(Succeed())
-	g.Expect(role.Rules[0].ResourceNames).To(ConsistOf(secretName), "config/default prefixes the Secret's name, not the rule's")
+	g.Expect(role.Rules[0].ResourceNames).To(ConsistOf(certKeeperSecret), "config/default prefixes the Secret's name, not the rule's")
 	role.Namespace = ns
-	shipped := role.Rules
 	withoutUpdate := role.DeepCopy()
 	withoutUpdate.Rules[0].Verbs = slices.DeleteFunc(withoutUpdate.Rules[0].Verbs, func(v string) bool { return v == "update" })
-	g.Expect(withoutUpdate.Rules[0].Verbs).To(HaveLen(len(shipped[0].Verbs)-1), "the shipped Role has update")
+	g.Expect(withoutUpdate.Rules[0].Verbs).To(HaveLen(len(role.Rules[0].Verbs)-1), "the shipped Role has update")
 	_, err = admin.RbacV1().Roles(ns).Create(ctx, withoutUpdate, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
@@ -141,7 +143,7 @@ func TestCertKeeper(t *testing.T) {
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
 	}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
-	for _, name := range []string{secretName, "neighbour"} {
+	for _, name := range []string{certKeeperSecret, "neighbour"} {
 		_, err = admin.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 	}
@@ -152,49 +154,125 @@ func TestCertKeeper(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = operator.CoreV1().Secrets(ns).Get(ctx, "neighbour", metav1.GetOptions{})
 	g.Expect(err).To(HaveOccurred(), "the role reaches no other Secret")
+	return &certKeeperCluster{admin: admin, operator: operator, role: role}
+}
 
-	var replicas []*certKeeper
-	for range 2 {
-		k := &certKeeper{secrets: operator.CoreV1().Secrets(ns), name: secretName, dnsNames: metricsDNSNames(ns)}
-		runCtx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		go func() { _ = k.Start(runCtx) }()
-		replicas = append(replicas, k)
-	}
+// startReplica starts a replica's certKeeper, as the operator's service account, until the
+// test ends.
+func (c *certKeeperCluster) startReplica(t *testing.T) *certKeeper {
+	k := &certKeeper{secrets: c.operator.CoreV1().Secrets(certKeeperNamespace), name: certKeeperSecret, dnsNames: metricsDNSNames(certKeeperNamespace)}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = k.Start(ctx) }()
+	return k
+}
+
+// allowUpdate gives the operator's service account the shipped Role, update included.
+func (c *certKeeperCluster) allowUpdate(ctx context.Context, g Gomega) {
+	live, err := c.admin.RbacV1().Roles(certKeeperNamespace).Get(ctx, c.role.Name, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	live.Rules = c.role.Rules
+	_, err = c.admin.RbacV1().Roles(certKeeperNamespace).Update(ctx, live, metav1.UpdateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+}
+
+// stored is the metrics certificate Secret's data.
+func (c *certKeeperCluster) stored(ctx context.Context, g Gomega) map[string][]byte {
+	s, err := c.admin.CoreV1().Secrets(certKeeperNamespace).Get(ctx, certKeeperSecret, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	return s.Data
+}
+
+// TestCertKeeper runs two replicas' certKeepers, each as the operator's service account with
+// exactly the Role it ships: one issues the certificate into the empty Secret, both serve
+// it, and a client that trusts the Secret's CA verifies the metrics server under the
+// ServiceMonitor's serverName. The Role lacks update when they start: their writes fail,
+// and they try again once it has it, though the Secret did not change.
+//
+// Before: a write refused for another reason than a Conflict was tried again only at the
+// Secret's next change or the informer's resync 12 hours later, and until then the metrics
+// server refused every handshake.
+func TestCertKeeper(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	cluster := startCertKeeperCluster(t)
+	replicas := []*certKeeper{cluster.startReplica(t), cluster.startReplica(t)}
 	g.Consistently(func(g Gomega) {
-		s, err := admin.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(s.Data).To(BeEmpty())
+		g.Expect(cluster.stored(ctx, g)).To(BeEmpty())
 		for _, k := range replicas {
 			_, err := k.getCertificate(nil)
 			g.Expect(err).To(HaveOccurred())
 		}
 	}).WithTimeout(2*time.Second).Should(Succeed(), "the Role does not let them write yet")
-	live, err := admin.RbacV1().Roles(ns).Get(ctx, role.Name, metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	live.Rules = shipped
-	_, err = admin.RbacV1().Roles(ns).Update(ctx, live, metav1.UpdateOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	var stored *corev1.Secret
+	cluster.allowUpdate(ctx, g)
+	var stored map[string][]byte
 	g.Eventually(func(g Gomega) {
-		stored, err = admin.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(stored.Data).To(HaveKey(tlsCertKey))
+		stored = cluster.stored(ctx, g)
+		g.Expect(stored).To(HaveKey(tlsCertKey))
 		for _, k := range replicas {
 			c, err := k.getCertificate(nil)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(c.Certificate[0]).To(Equal(mustDER(g, stored.Data[tlsCertKey])), "every replica serves the stored certificate")
+			g.Expect(c.Certificate[0]).To(Equal(mustDER(g, stored[tlsCertKey])), "every replica serves the stored certificate")
 		}
 	}).WithTimeout(20 * time.Second).Should(Succeed())
 
 	addr := serveMetrics(t, fixedTLS(tlsSettings{minVersion: tls.VersionTLS12}), func(c *tls.Config) { c.GetCertificate = replicas[1].getCertificate })
 	roots := x509.NewCertPool()
-	g.Expect(roots.AppendCertsFromPEM(stored.Data[caCertKey])).To(BeTrue())
+	g.Expect(roots.AppendCertsFromPEM(stored[caCertKey])).To(BeTrue())
 	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, ServerName: metricsServiceName, MinVersion: tls.VersionTLS12})
 	g.Expect(err).NotTo(HaveOccurred(), "verified with the Secret's CA, as the ServiceMonitor's tlsConfig has Prometheus do")
 	g.Expect(conn.Close()).To(Succeed())
 	_, err = tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, ServerName: "someone-else", MinVersion: tls.VersionTLS12})
 	g.Expect(err).To(HaveOccurred(), "a name the certificate does not carry")
+}
+
+// TestCertKeeperServesTheStoredCertificateUntilItRenewsIt starts a replica while the
+// Secret's certificate, valid for 30 more days, is due for renewal and the API server
+// refuses the replica's write: it serves the stored certificate, then the renewed one once
+// its write is allowed. An expired one it does not serve.
+//
+// Before: a replica that had served nothing yet refused every handshake until its write
+// succeeded, though the Secret held a valid certificate.
+func TestCertKeeperServesTheStoredCertificateUntilItRenewsIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	cluster := startCertKeeperCluster(t)
+	names := metricsDNSNames(certKeeperNamespace)
+	due, _, err := metricsCertData(nil, names, time.Now())
+	g.Expect(err).NotTo(HaveOccurred())
+	ca, err := crypto.GetCAFromBytes(due[caCertKey], due[caKeyKey])
+	g.Expect(err).NotTo(HaveOccurred())
+	serving, err := ca.MakeServerCertForDuration(sets.New(names...), 30*24*time.Hour)
+	g.Expect(err).NotTo(HaveOccurred())
+	due[tlsCertKey], due[tlsKeyKey], err = serving.GetPEMBytes()
+	g.Expect(err).NotTo(HaveOccurred())
+	_, changed, err := metricsCertData(due, names, time.Now())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(changed).To(BeTrue(), "30 days left: due for renewal")
+	s, err := cluster.admin.CoreV1().Secrets(certKeeperNamespace).Get(ctx, certKeeperSecret, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	s.Data = due
+	_, err = cluster.admin.CoreV1().Secrets(certKeeperNamespace).Update(ctx, s, metav1.UpdateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	k := cluster.startReplica(t)
+	g.Eventually(func(g Gomega) {
+		c, err := k.getCertificate(nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.Certificate[0]).To(Equal(mustDER(g, due[tlsCertKey])))
+	}).WithTimeout(10*time.Second).Should(Succeed(), "the stored certificate while the renewal is refused")
+	g.Expect(cluster.stored(ctx, g)).To(Equal(due))
+	g.Expect(k.serve(due, time.Now().Add(31*24*time.Hour))).NotTo(Succeed(), "expired")
+
+	cluster.allowUpdate(ctx, g)
+	g.Eventually(func(g Gomega) {
+		stored := cluster.stored(ctx, g)
+		g.Expect(stored[tlsCertKey]).NotTo(Equal(due[tlsCertKey]))
+		g.Expect(stored[caCertKey]).To(Equal(due[caCertKey]), "renewed by the same CA")
+		c, err := k.getCertificate(nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.Certificate[0]).To(Equal(mustDER(g, stored[tlsCertKey])))
+	}).WithTimeout(20*time.Second).Should(Succeed(), "the renewed certificate once the write is allowed")
 }
 
 // mustDER is the DER of the first certificate of pemCerts.
