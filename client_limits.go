@@ -19,10 +19,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
@@ -49,6 +51,8 @@ import (
 // their events follow; the reconciler writes its reports in progress only while the bucket
 // is full but for a token (spare, FooReconciler.SpareTokens). nil when there is no limit.
 func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
+	// A burst below 1 would grant no token, ever (validateClientLimits refuses it).
+	burst = max(burst, 1)
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
 		return nil
@@ -56,6 +60,19 @@ func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
 	b := newBucket(qps, burst)
 	cfg.RateLimiter = b
 	return &yielding{bucket: b, turn: make(chan struct{}, 1)}
+}
+
+// validateClientLimits refuses the --kube-api-qps and --kube-api-burst that bound nothing as
+// documented: a qps of 0 (client-go would give every client its own default limit of 5 per
+// second) and, under a limit, a burst below 1 (no request would ever be let through).
+func validateClientLimits(qps float64, burst int) error {
+	switch {
+	case qps == 0:
+		return errors.New("--kube-api-qps is 0: give the requests per second the operator may send, or a negative value for no client-side limit")
+	case qps > 0 && burst < 1:
+		return fmt.Errorf("--kube-api-burst is %d: under --kube-api-qps %v it must be at least 1, the request that a full bucket lets through", burst, qps)
+	}
+	return nil
 }
 
 // bucket is the token bucket that client-go's flowcontrol.NewTokenBucketRateLimiter makes
@@ -90,6 +107,21 @@ func (b bucket) reserve() (time.Time, *rate.Reservation) {
 	now := b.now()
 	return now, b.limiter.ReserveN(now, 1)
 }
+
+// ahead is the bucket of the leader election's requests: each takes its token at once,
+// into debt when the bucket is empty, so the requests queued in the bucket wait for it
+// instead. Queued behind the workers' reservations, a Lease renewal would wait as many
+// tokens as they hold (8 workers at 0.5 requests per second: 16 s), past the renew deadline
+// (10 s), and the leader would give up its Lease and exit while it works. Counted in the
+// bucket, the Lease's requests (one every 2 s) still fall within the limits.
+type ahead struct{ bucket }
+
+func (a ahead) Wait(context.Context) error {
+	_, _ = a.reserve()
+	return nil
+}
+
+func (a ahead) Accept() { _, _ = a.reserve() }
 
 func (b bucket) Accept()      { _ = b.Wait(context.Background()) }
 func (b bucket) Stop()        {}
@@ -203,27 +235,48 @@ var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 	Help: "Events about Foos the operator dropped instead of sending, because its client limit (--kube-api-qps) binds and 1000 of its events already wait for spare tokens.",
 })
 
-// shedding drops the events its recorder would make wait once limiter is crowded, as
-// client-go's core/v1 broadcaster drops events past its queue of 1000: the operator's
-// memory stays bounded, and no event ever takes a token from a write (when events past
-// 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s instead of
-// 80: docs/benchmark-history.md). Events are best-effort in Kubernetes: kube-apiserver
-// keeps them for an hour.
+// shedding drops the events its recorder would make wait once limiter (nil: none) is
+// crowded, as client-go's core/v1 broadcaster drops events past its queue of 1000: the
+// operator's memory stays bounded, and no event ever takes a token from a write (when
+// events past 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s
+// instead of 80: docs/benchmark-history.md). Events are best-effort in Kubernetes:
+// kube-apiserver keeps them for an hour. It also cuts each note to what the API server
+// takes (fitNote).
 type shedding struct {
 	events.EventRecorder
 	limiter *yielding
 }
 
 func (r shedding) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	if r.limiter.crowded() {
+	if r.limiter != nil && r.limiter.crowded() {
 		eventsDropped.Inc()
 		return
 	}
-	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, note, args...)
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", fitNote(fmt.Sprintf(note, args...)))
+}
+
+// noteLimit is the longest note, in bytes, kube-apiserver takes in an events.k8s.io/v1
+// Event; it refuses a longer one, and client-go's recorder neither cuts nor retries it.
+const noteLimit = 1024
+
+// fitNote is note cut to noteLimit bytes, at a character's start, and ended with "…" when
+// cut: a Warning whose note quotes a long admission denial or names five field managers
+// still reaches the user.
+func fitNote(note string) string {
+	if len(note) <= noteLimit {
+		return note
+	}
+	const ellipsis = "…"
+	cut := noteLimit - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + ellipsis
 }
 
 // eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
-// limiter (nil: cfg's limits), shedding past maxYielding waiting events. controller-runtime's
+// limiter (nil: cfg's limits), shedding past maxYielding waiting events, its notes cut to
+// noteLimit. controller-runtime's
 // recorder would send them with the manager's configuration, in turn with its other
 // requests. The recorder sends each event from a goroutine of its own; events that wait
 // stop being sent when ctx ends.
@@ -249,9 +302,5 @@ func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Clien
 	}); err != nil {
 		return nil, err
 	}
-	recorder := b.NewRecorder(scheme, "foo-operator")
-	if limiter == nil {
-		return recorder, nil
-	}
-	return shedding{EventRecorder: recorder, limiter: limiter}, nil
+	return shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), limiter: limiter}, nil
 }

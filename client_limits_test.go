@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -218,4 +219,61 @@ func TestBucketReadsTheClockInTurn(t *testing.T) {
 				i+1, len(acts), at.Sub(start), earliest.Sub(start), qps, burst)
 		}
 	}
+}
+
+// Values of --kube-api-qps and --kube-api-burst that would bound nothing as documented are
+// refused at startup.
+func TestValidateClientLimits(t *testing.T) {
+	for _, tt := range []struct {
+		qps     float64
+		burst   int
+		wantErr string
+	}{
+		{qps: -1, burst: 30},
+		{qps: -1, burst: 0},
+		{qps: 20, burst: 30},
+		{qps: 0.5, burst: 1},
+		{qps: 0, burst: 30, wantErr: "--kube-api-qps is 0"},
+		{qps: 10, burst: 0, wantErr: "--kube-api-burst is 0: under --kube-api-qps 10 it must be at least 1"},
+	} {
+		err := validateClientLimits(tt.qps, tt.burst)
+		if tt.wantErr == "" {
+			if err != nil {
+				t.Errorf("qps %v, burst %d: %v", tt.qps, tt.burst, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("qps %v, burst %d: error %v, want one containing %q", tt.qps, tt.burst, err, tt.wantErr)
+		}
+	}
+}
+
+// At 0.5 requests a second with eight workers queued in the bucket, a Lease renewal that
+// waited its turn would wait 18 s, past the 10 s renew deadline: the leader election's
+// client takes its token at once, and the next worker waits for it instead.
+//
+// Before: the Lease client waited in the shared bucket, and client-go's leader election
+// gave up the Lease when its renewal could not be sent within the deadline.
+func TestLeaseRequestsGoAheadOfTheBucket(t *testing.T) {
+	g := NewWithT(t)
+	shared := &rest.Config{}
+	shareClientLimits(shared, 0.5, 1)
+	b := shared.RateLimiter.(bucket)
+	start := time.Now()
+	b.now = func() time.Time { return start }
+	shared.RateLimiter = b
+	for range 9 { // the token, and the next eight reserved by workers
+		b.reserve()
+	}
+	renewal, cancel := context.WithTimeout(t.Context(), renewDeadline)
+	defer cancel()
+	g.Expect(b.Wait(renewal)).To(MatchError(ContainSubstring("would exceed context deadline")), "in the queue")
+
+	lease := leaderElectionConfig(shared)
+	g.Expect(lease.RateLimiter).To(BeAssignableToTypeOf(ahead{}))
+	g.Expect(lease.Timeout).To(Equal(renewDeadline / 2))
+	g.Expect(lease.RateLimiter.Wait(renewal)).To(Succeed(), "ahead of the queue")
+	_, next := b.reserve()
+	g.Expect(next.DelayFrom(start)).To(Equal(20*time.Second), "the renewal's token counted: eight workers' and the renewal's after the first")
+
+	g.Expect(leaderElectionConfig(&rest.Config{}).RateLimiter).To(BeNil(), "no client limit")
 }

@@ -148,10 +148,7 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(newLogger(&opts))
 
-	reconciler.DefaultImage = os.Getenv("RELATED_IMAGE_NGINX")
-	if reconciler.DefaultImage == "" {
-		reconciler.DefaultImage = controllers.DefaultOperandImage
-	}
+	reconciler.DefaultImage = cmp.Or(os.Getenv("RELATED_IMAGE_NGINX"), controllers.DefaultOperandImage)
 	namespaces := splitNamespaces(watchNamespaces)
 
 	flagTLS, err := flagTLSSettings(tlsMinVersion, tlsCipherSuites)
@@ -188,6 +185,10 @@ func main() {
 		setupLog.Info("Set the Go runtime's soft memory limit from the container's", "bytes", limit, "containerLimit", os.Getenv("MEMORY_LIMIT"))
 	}
 
+	if err := validateClientLimits(kubeAPIQPS, kubeAPIBurst); err != nil {
+		setupLog.Error(err, "Invalid client limits")
+		os.Exit(1)
+	}
 	cfg := ctrl.GetConfigOrDie()
 	// Every request names the operator: the field manager of writes that name none (the
 	// managedFields of a delete that sets finalizers) derives from the user agent, which
@@ -318,12 +319,7 @@ func podLeaderLock(cfg *rest.Config, namespace, podName, podUID string, recorder
 	if namespace == "" {
 		return nil, errors.New("POD_NAME and POD_UID are set but not the Lease's namespace: set POD_NAMESPACE or --leader-election-namespace")
 	}
-	// As controller-runtime configures its lock's client: a user agent of its own, and a
-	// timeout of half the renew deadline (10 s), so that one hung request does not lose the
-	// Lease.
-	cfg = rest.CopyConfig(cfg)
-	cfg.UserAgent += "/leader-election"
-	cfg.Timeout = renewDeadline / 2
+	cfg = leaderElectionConfig(cfg)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
@@ -339,6 +335,21 @@ func podLeaderLock(cfg *rest.Config, namespace, podName, podUID string, recorder
 	id := podName + "_" + podUID
 	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, leaderElectionID,
 		core, coordination, resourcelock.ResourceLockConfig{Identity: id, EventRecorder: recorder})
+}
+
+// leaderElectionConfig is cfg for the leader election lock's client, as controller-runtime
+// configures its lock's: a user agent of its own, and a timeout of half the renew deadline
+// (10 s), so that one hung request does not lose the Lease; under the shared client limits
+// its requests go ahead of the others (ahead). Outside a pod controller-runtime's lock
+// waits in the shared bucket with the rest.
+func leaderElectionConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent += "/leader-election"
+	cfg.Timeout = renewDeadline / 2
+	if b, ok := cfg.RateLimiter.(bucket); ok {
+		cfg.RateLimiter = ahead{b}
+	}
+	return cfg
 }
 
 // deferredRecorder records the leader election's events with the manager's recorder once

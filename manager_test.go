@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -172,7 +173,7 @@ func TestManagerOnAPIServer(t *testing.T) {
 		g.Expect(c.List(ctx, &samplev1alpha1.FooList{})).To(Succeed())
 	})
 
-	t.Run("the reconciler's events are written with the spare tokens of the shared client limits", func(t *testing.T) {
+	t.Run("the reconciler's events are written with the spare tokens of the shared client limits, their notes cut to what kube-apiserver takes", func(t *testing.T) {
 		g := NewWithT(t)
 		ctx := t.Context()
 		limited := rest.CopyConfig(cfg)
@@ -183,6 +184,10 @@ func TestManagerOnAPIServer(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "evented"}}
 		recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)
+		// A note longer than kube-apiserver takes (1,024 bytes), a two-byte character
+		// across the limit: an admission webhook's denial quoted in a Warning.
+		denial := strings.Repeat("d", noteLimit-4) + "é" + strings.Repeat("d", 500)
+		recorder.Eventf(foo, nil, corev1.EventTypeWarning, "DeploymentWriteFailed", "Reconcile", "%s", denial)
 		kube, err := kubernetes.NewForConfig(cfg)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Eventually(func(g Gomega) {
@@ -190,6 +195,8 @@ func TestManagerOnAPIServer(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "Tested"), HaveField("Note", "sent 1"),
 				HaveField("ReportingController", "foo-operator"), HaveField("Regarding.Name", "evented"))))
+			g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "DeploymentWriteFailed"),
+				HaveField("Note", denial[:noteLimit-4]+"…"))), "cut before the character that would cross the limit")
 		}).WithTimeout(10 * time.Second).Should(Succeed())
 	})
 
