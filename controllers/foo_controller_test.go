@@ -273,6 +273,26 @@ var _ = Describe("Foo reconciler", func() {
 		}).Should(Succeed())
 	})
 
+	It("takes a Foo deleted under its status write for the end of the pass, not an error", func() {
+		foo := create(ctx, newFoo("vanishing", withNamespace(ns)))
+		var stale *samplev1alpha1.Foo
+		Eventually(func(g Gomega) {
+			stale = getFoo(g, foo)
+			g.Expect(stale.Status.ObservedGeneration).To(Equal(stale.Generation))
+		}).Should(Succeed())
+		Expect(k8sClient.Delete(ctx, foo)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{}))).To(BeTrue())
+		}).Should(Succeed())
+
+		// The pass read the Foo before the deletion, and its Deployment is gone with it.
+		before := requests.count()
+		wait, err := reconciler.reconcileStatus(ctx, stale, observation{})
+		Expect(filter(requests.since(before, http.MethodPatch), "/foos/vanishing/status")).To(HaveLen(1), "the status write was sent")
+		Expect(err).NotTo(HaveOccurred(), "the Foo is gone: nothing to retry, no reconcile error")
+		Expect(wait).To(BeZero())
+	})
+
 	It("reports a failed write, retries it, and recovers", func() {
 		// A validating webhook makes the API server refuse this Foo's Deployment.
 		deny := denyDeploymentsOf(ctx, ns, "blocked")

@@ -113,8 +113,12 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	}
 	updated := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
 	if err := r.Status().Patch(ctx, updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
-		if apierrors.IsConflict(err) {
+		switch {
+		case apierrors.IsConflict(err):
 			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
+			return 0, nil
+		case apierrors.IsNotFound(err):
+			log.FromContext(ctx).V(1).Info("Foo was deleted since it was cached; its deletion's watch event starts the pass that forgets it")
 			return 0, nil
 		}
 		return 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
