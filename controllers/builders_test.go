@@ -151,6 +151,15 @@ func withProgressDeadlineExceeded() deploymentOption {
 	}
 }
 
+// withPaused pauses the Deployment (kubectl rollout pause) as the Deployment controller
+// reports it: Progressing Unknown, reason DeploymentPaused, whatever the rollout's step.
+func withPaused() deploymentOption {
+	return func(d *appsv1.Deployment) {
+		d.Spec.Paused = true
+		setDeploymentCondition(d, appsv1.DeploymentProgressing, corev1.ConditionUnknown, "DeploymentPaused")
+	}
+}
+
 // setDeploymentCondition sets the Deployment's condition of type t.
 func setDeploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason string) {
 	c := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason}

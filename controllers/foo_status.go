@@ -291,7 +291,9 @@ func availableCondition(obs observation) metav1.Condition {
 // deadline; after it, a shortfall the Deployment's strategy allows (it stays Available, as
 // when a node drain evicts a pod) is only counted, and one that costs the Deployment its
 // availability is ReplicasUnavailable. Pods the Deployment cannot create (its ReplicaFailure
-// condition: a quota, an admission policy) are Degraded whatever the rollout's step.
+// condition: a quota, an admission policy) are Degraded whatever the rollout's step. A
+// Deployment paused before its rollout ended is Degraded (DeploymentPaused): nothing rolls
+// out, and no deadline expires, until someone resumes it.
 func rolloutConditions(obs observation, now time.Time) (progressing, degraded metav1.Condition) {
 	progressing = metav1.Condition{Type: samplev1alpha1.ProgressingCondition, Status: metav1.ConditionFalse}
 	degraded = metav1.Condition{Type: samplev1alpha1.DegradedCondition, Status: metav1.ConditionFalse, Reason: samplev1alpha1.AsExpectedReason, Message: "No problems found"}
@@ -320,6 +322,14 @@ func rolloutConditions(obs observation, now time.Time) (progressing, degraded me
 	case deploymentCondition(d, appsv1.DeploymentProgressing).Reason == "ProgressDeadlineExceeded":
 		progressing.Reason = samplev1alpha1.ProgressDeadlineExceededReason
 		progressing.Message = fmt.Sprintf("Deployment %s exceeded its progress deadline", d.Name)
+		if degraded.Status != metav1.ConditionTrue {
+			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, progressing.Reason, progressing.Message
+		}
+		return progressing, degraded
+	case d.Spec.Paused && d.Status.Replicas > d.Status.UpdatedReplicas:
+		progressing.Reason = samplev1alpha1.DeploymentPausedReason
+		progressing.Message = fmt.Sprintf("Deployment %s is paused with %d of its %d replicas on its current pod template: `kubectl rollout resume deployment/%s` rolls it out",
+			d.Name, d.Status.UpdatedReplicas, d.Status.Replicas, d.Name)
 		if degraded.Status != metav1.ConditionTrue {
 			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, progressing.Reason, progressing.Message
 		}
@@ -365,8 +375,13 @@ func replicasUnavailable(d *appsv1.Deployment) string {
 
 // templateRolledOut reports whether the Deployment controller found the rollout of d's
 // current pod template complete: it reports its new ReplicaSet available, and scaling or
-// losing pods afterwards does not change that.
+// losing pods afterwards does not change that. A paused Deployment reports only that it is
+// paused (Progressing reason DeploymentPaused): its template is rolled out when every
+// replica it has runs it.
 func templateRolledOut(d *appsv1.Deployment) bool {
+	if d.Spec.Paused {
+		return d.Status.UpdatedReplicas == d.Status.Replicas
+	}
 	return deploymentCondition(d, appsv1.DeploymentProgressing).Reason == "NewReplicaSetAvailable"
 }
 

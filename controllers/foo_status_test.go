@@ -239,6 +239,53 @@ func TestComputeStatus(t *testing.T) {
 			},
 		},
 		{
+			// kubectl rollout pause after the rollout: the Deployment reports only that it
+			// is paused, and every replica runs its template.
+			name:           "paused, rolled out: Ready",
+			obs:            observation{deployment: newDeployment(foo, withRollout(2, 2, true), withPaused())},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {T, "Ready"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "RolloutComplete"},
+				"Degraded":    {F, "AsExpected"},
+			},
+		},
+		{
+			// The Foo's new image applied to a paused Deployment: the controller makes no
+			// new ReplicaSet, so no replica is updated, and nothing changes until it is
+			// resumed.
+			name:           "paused before the new template rolled out: Degraded",
+			obs:            observation{deployment: newDeployment(foo, withRollout(0, 2, true), withPaused())},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentPaused"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "DeploymentPaused"},
+				"Degraded":    {T, "DeploymentPaused"},
+			},
+			wantMessages: map[string]string{
+				"Degraded": "Deployment a-web is paused with 0 of its 2 replicas on its current pod template: `kubectl rollout resume deployment/a-web` rolls it out",
+			},
+		},
+		{
+			name:           "paused halfway through a rollout: Degraded",
+			obs:            observation{deployment: newDeployment(foo, withRollout(1, 2, true), withPaused())},
+			wantGeneration: 3,
+			wantDeployment: "a-web",
+			wantAvailable:  2,
+			wantConditions: map[string]conditionSummary{
+				"Ready":       {F, "DeploymentPaused"},
+				"Available":   {T, "DeploymentAvailable"},
+				"Progressing": {F, "DeploymentPaused"},
+				"Degraded":    {T, "DeploymentPaused"},
+			},
+		},
+		{
 			name: "failed write keeps the observed generation",
 			obs: observation{deployment: newDeployment(foo, withRollout(2, 2, true)), reason: "DeploymentWriteFailed",
 				message: "apply Deployment default/a-web: the server is currently unable to handle the request", retryErr: errors.New("unavailable")},

@@ -137,4 +137,11 @@ const (
 	// ProgressDeadlineExceededReason means the owned Deployment reports that its rollout
 	// exceeded its progress deadline.
 	ProgressDeadlineExceededReason = "ProgressDeadlineExceeded"
+
+	// DeploymentPausedReason means the Deployment is paused (spec.paused, `kubectl rollout
+	// pause`) before all its replicas run its current pod template: the Deployment controller
+	// rolls nothing out, and no progress deadline expires, until it is resumed (`kubectl
+	// rollout resume`). The operator leaves spec.paused to whoever set it. A paused
+	// Deployment whose replicas all run its current template is not Degraded.
+	DeploymentPausedReason = "DeploymentPaused"
 )

@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,12 +38,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
 // Neighbours that kube-controller-manager's own controllers bring into play: a ResourceQuota
-// (the ReplicaSet controller's FailedCreate) and a node drain (the Eviction API). The
-// operator is the one the spec calling these runs.
+// (the ReplicaSet controller's FailedCreate), a node drain (the Eviction API) and a paused
+// Deployment. The operator is the one the spec calling these runs.
 
 // expectQuotaBlockedRename renames a Foo in a namespace whose ResourceQuota cannot hold both
 // Deployments: the Foo reports the quota's refusal as Degraded (ReplicaFailure) with the
@@ -136,4 +138,71 @@ func expectDrainWithinAvailability() {
 		env.SetUnschedulable(&nodes.Items[i], false)
 	}
 	env.ExpectFooReady(foo)
+}
+
+// expectPausedRollout pauses a Ready Foo's Deployment as `kubectl rollout pause` does: the
+// Foo stays Ready. Its image changed while the Deployment is paused is applied and not
+// rolled out: the Foo is Degraded (DeploymentPaused) with a Warning event, its pods still
+// run the old image. Resumed as `kubectl rollout resume` does, the Deployment rolls the new
+// image out and the Foo is Ready again.
+func expectPausedRollout() {
+	ns := env.NewNamespace("foo-paused", false)
+	foo := env.CreateFoo(ns, "paused", 2, suite.WithImage(controllers.DefaultOperandImage))
+	env.ExpectFooReady(foo)
+	deployment := client.ObjectKey{Namespace: ns, Name: foo.Spec.DeploymentName}
+	pause := func(paused bool) {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: deployment.Name}}
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused))
+		Expect(k8s.Patch(context.Background(), d, patch, client.FieldOwner("kubectl-rollout"))).To(Succeed())
+	}
+	fooConditions := func(g Gomega) []metav1.Condition {
+		got := &samplev1alpha1.Foo{}
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
+		return got.Status.Conditions
+	}
+	podImages := func(g Gomega) []string {
+		var images []string
+		for _, p := range env.RunningPods(g, ns, foo.Name) {
+			images = append(images, p.Spec.Containers[0].Image)
+		}
+		return images
+	}
+
+	By("pausing the Deployment: the Foo stays Ready")
+	pause(true)
+	Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8s.Get(context.Background(), deployment, d)).To(Succeed())
+		g.Expect(d.Status.Conditions).To(ContainElement(SatisfyAll(HaveField("Type", appsv1.DeploymentProgressing), HaveField("Reason", "DeploymentPaused"))))
+	}).Should(Succeed())
+	Consistently(func(g Gomega) {
+		conditions := fooConditions(g)
+		g.Expect(meta.IsStatusConditionTrue(conditions, samplev1alpha1.ReadyCondition)).To(BeTrue(), "%v", conditions)
+		g.Expect(meta.IsStatusConditionFalse(conditions, samplev1alpha1.DegradedCondition)).To(BeTrue(), "%v", conditions)
+	}).WithTimeout(5 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+	By("changing the Foo's image: applied to the paused Deployment, not rolled out")
+	env.PatchFoo(foo, func(f *samplev1alpha1.Foo) { f.Spec.Image = operandV2 })
+	Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8s.Get(context.Background(), deployment, d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operandV2))
+		conditions := fooConditions(g)
+		degraded := meta.FindStatusCondition(conditions, samplev1alpha1.DegradedCondition)
+		g.Expect(degraded).To(HaveField("Reason", samplev1alpha1.DeploymentPausedReason))
+		g.Expect(degraded.Message).To(ContainSubstring("kubectl rollout resume deployment/" + deployment.Name))
+		g.Expect(meta.IsStatusConditionFalse(conditions, samplev1alpha1.ReadyCondition)).To(BeTrue())
+	}).Should(Succeed())
+	Expect(podImages(Default)).To(HaveEach(controllers.DefaultOperandImage), "nothing rolls out while paused")
+	Eventually(func(g Gomega) {
+		events := &eventsv1.EventList{}
+		g.Expect(k8s.List(context.Background(), events, client.InNamespace(ns))).To(Succeed())
+		g.Expect(events.Items).To(ContainElement(SatisfyAll(
+			HaveField("Regarding.Kind", "Foo"), HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", samplev1alpha1.DeploymentPausedReason))))
+	}).Should(Succeed())
+
+	By("resuming it: the Deployment rolls the new image out")
+	pause(false)
+	env.ExpectFooReady(foo)
+	Eventually(podImages).Should(SatisfyAll(HaveLen(2), HaveEach(operandV2)))
 }

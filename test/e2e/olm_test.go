@@ -579,6 +579,11 @@ var _ = Describe("The operator installed from a catalog through OLM v0", Ordered
 		operatorRuns(globalNS, csvV2)
 		expectDrainWithinAvailability()
 	})
+
+	It("keeps a Foo Ready while its Deployment is paused, and Degraded while a change waits on the pause", func() {
+		operatorRuns(globalNS, csvV2)
+		expectPausedRollout()
+	})
 })
 
 // catalogs are the catalogs publish serves, by the CSV at their head: on a real node the
