@@ -51,8 +51,6 @@ import (
 // their events follow; the reconciler writes its reports in progress only while the bucket
 // is full but for a token (spare, FooReconciler.SpareTokens). nil when there is no limit.
 func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
-	// A burst below 1 would grant no token, ever (validateClientLimits refuses it).
-	burst = max(burst, 1)
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
 		return nil
@@ -108,21 +106,6 @@ func (b bucket) reserve() (time.Time, *rate.Reservation) {
 	return now, b.limiter.ReserveN(now, 1)
 }
 
-// ahead is the bucket of the leader election's requests: each takes its token at once,
-// into debt when the bucket is empty, so the requests queued in the bucket wait for it
-// instead. Queued behind the workers' reservations, a Lease renewal would wait as many
-// tokens as they hold (8 workers at 0.5 requests per second: 16 s), past the renew deadline
-// (10 s), and the leader would give up its Lease and exit while it works. Counted in the
-// bucket, the Lease's requests (one every 2 s) still fall within the limits.
-type ahead struct{ bucket }
-
-func (a ahead) Wait(context.Context) error {
-	_, _ = a.reserve()
-	return nil
-}
-
-func (a ahead) Accept() { _, _ = a.reserve() }
-
 func (b bucket) Accept()      { _ = b.Wait(context.Background()) }
 func (b bucket) Stop()        {}
 func (b bucket) QPS() float32 { return float32(b.limiter.Limit()) }
@@ -157,6 +140,21 @@ func (b bucket) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// ahead is the bucket of the leader election's requests: each takes its token at once,
+// into debt when the bucket is empty, so the requests queued in the bucket wait for it
+// instead. Queued behind the workers' reservations, a Lease renewal would wait as many
+// tokens as they hold (8 workers at 0.5 requests per second: 16 s), past the renew deadline
+// (10 s), and the leader would give up its Lease and exit while it works. Counted in the
+// bucket, the Lease's requests (one every 2 s) still fall within the limits.
+type ahead struct{ bucket }
+
+func (a ahead) Wait(context.Context) error {
+	_, _ = a.reserve()
+	return nil
+}
+
+func (a ahead) Accept() { _, _ = a.reserve() }
 
 // tokens is how many tokens b holds now.
 func (b bucket) tokens() float64 {
@@ -276,9 +274,8 @@ func fitNote(note string) string {
 
 // eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
 // limiter (nil: cfg's limits), shedding past maxYielding waiting events, its notes cut to
-// noteLimit. controller-runtime's
-// recorder would send them with the manager's configuration, in turn with its other
-// requests. The recorder sends each event from a goroutine of its own; events that wait
+// noteLimit. controller-runtime's recorder would send them with the manager's
+// configuration, in turn with its other requests. The recorder sends each event from a goroutine of its own; events that wait
 // stop being sent when ctx ends.
 func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter *yielding) (events.EventRecorder, error) {
 	cfg = rest.CopyConfig(cfg)
