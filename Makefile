@@ -498,8 +498,9 @@ SDK_FLAGS := -tags containers_image_openpgp -ldflags "-s -w \
 # (-ldflags "-s -w" when none). It holds bin/.<module>.lock meanwhile.
 define go-build-tool
 @echo "Building $(if $(word 2,$(3)),$(notdir $(3)),$(notdir $(1))) from hack/tools/$(2) (once)"
-@exec 9>$(LOCALBIN)/.$(2).lock && flock 9 && cd hack/tools/$(2) && \
-	CGO_ENABLED=0 go build $(or $(4),-ldflags "-s -w") -o $(1)$(if $(word 2,$(3)),/) $(3)
+@exec 9>$(LOCALBIN)/.$(2).lock && flock 9 && cd hack/tools/$(2) && start=$$(date +%s) && \
+	CGO_ENABLED=0 go build $(or $(4),-ldflags "-s -w") -o $(1)$(if $(word 2,$(3)),/) $(3) && \
+	echo "Built $(if $(word 2,$(3)),$(notdir $(3)),$(notdir $(1))) from hack/tools/$(2) in $$(($$(date +%s) - start)) s"
 endef
 # tool-module is the prerequisites of a tool built from tools module $(1).
 tool-module = hack/tools/$(1)/go.mod hack/tools/$(1)/go.sum | $(LOCALBIN)
@@ -509,8 +510,9 @@ define kube-build
 @mkdir -p $(ENVTEST_ASSETS) && exec 9>$(LOCALBIN)/.kube.lock && flock 9 && \
 	cmds=$$(for c in $(1); do [ $(ENVTEST_ASSETS)/$$c -nt hack/tools/kube/go.mod ] && [ $(ENVTEST_ASSETS)/$$c -nt hack/tools/kube/go.sum ] || echo $$c; done); \
 	if [ -n "$$cmds" ]; then \
-		echo "Building" $$cmds "from hack/tools/kube (once)"; \
-		(cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $(ENVTEST_ASSETS)/ $$(printf 'k8s.io/kubernetes/cmd/%s ' $$cmds)); \
+		echo "Building" $$cmds "from hack/tools/kube (once)"; start=$$(date +%s); \
+		(cd hack/tools/kube && go build -ldflags "$(K8S_LDFLAGS)" -o $(ENVTEST_ASSETS)/ $$(printf 'k8s.io/kubernetes/cmd/%s ' $$cmds)) && \
+		echo "Built" $$cmds "from hack/tools/kube in $$(($$(date +%s) - start)) s"; \
 	fi
 $(if $(filter kubectl,$(1)),@ln -sf k8s/kubectl $(KUBECTL))
 endef
