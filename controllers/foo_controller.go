@@ -824,10 +824,13 @@ func deploymentStatusChanged(before, after client.Object) bool {
 }
 
 // otherFoosNaming maps a Deployment to the Foos whose spec.deploymentName is its name,
-// except its controller, which Owns already enqueues: one event, one reconcile per Foo.
+// except its controller, which Owns already enqueues: one event, one reconcile per Foo. It
+// runs on every event of every Deployment the operator manages, and reads only the Foos'
+// names and UIDs, so it lists the cache's own objects rather than copies of them
+// (UnsafeDisableDeepCopy): nothing here may write to them.
 func (r *FooReconciler) otherFoosNaming(ctx context.Context, d client.Object) []reconcile.Request {
 	foos := &samplev1alpha1.FooList{}
-	if err := r.List(ctx, foos, client.InNamespace(d.GetNamespace()), client.MatchingFields{fooDeploymentNameIndex: d.GetName()}); err != nil {
+	if err := r.List(ctx, foos, client.InNamespace(d.GetNamespace()), client.MatchingFields{fooDeploymentNameIndex: d.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "List Foos naming Deployment", "deployment", klog.KObj(d))
 		return nil
 	}
