@@ -133,6 +133,18 @@ verify: lint ## Lint, regenerate every generated file (failing if that changes a
 	fi
 	$(MAKE) --no-print-directory scorecard-offline
 
+# ci runs the suites that mostly wait on their clusters side by side, each target's output
+# printed whole when it ends (-O). make verify has just regenerated every generated file and
+# found it current, so the suites side by side do not regenerate them (-o): none rewrites a
+# file another reads. make test-bench runs alone: it pins its contenders to CPUs.
+.PHONY: ci
+ci: ## Build every tool, then run make verify and every suite, as CI does (.ci/run): the README's test command.
+	$(MAKE) --no-print-directory -j2 tools
+	$(MAKE) --no-print-directory verify
+	$(MAKE) --no-print-directory -j3 -O -o manifests -o generate -o fmt -o vet test test-min-kube test-scaffold
+	$(MAKE) --no-print-directory test-bench
+	$(MAKE) --no-print-directory -j2 -O test-e2e test-chaos CHAOS_SHORT=1
+
 ##@ Build
 
 .PHONY: build
