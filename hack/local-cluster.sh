@@ -14,8 +14,8 @@
 #                   tolerate it run there. LOCAL_CLUSTER_IMAGES names the groups of
 #                   hack/images.sh its registry holds beside base (olm unless set).
 # State lives in .kwok/ of this checkout (LOCAL_CLUSTER_DIR overrides it: the e2e suite uses
-# its own); the cluster name, derived from that folder, and random ports keep two checkouts
-# (or the demo and the e2e suite) on one machine apart.
+# its own); the cluster name, derived from that folder, and random ports (free_ports) keep two
+# checkouts (or the demo and the e2e suite) on one machine apart.
 #
 #   hack/local-cluster.sh up        # cluster + node, kubeconfig in .kwok/kubeconfig
 #   hack/local-cluster.sh olm-up    # OLM CRDs (and Prometheus Operator's), namespaces, global OperatorGroup, OLM processes
@@ -45,6 +45,14 @@ up() {
 		"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1 || true
 	else
 		"$bin/kwokctl" delete cluster --name "$cluster" >/dev/null 2>&1 || true # made without metrics-server
+		# kwokctl would give each component the first free port below 32768: two clusters
+		# created at once (make ci runs the e2e and chaos suites side by side) took the same
+		# ones, and one's kubeconfig pointed at the other's API server. So the ports are chosen
+		# here, at random among those free, under a lock of this machine's held until the
+		# cluster's components listen on them.
+		exec 8>"${TMPDIR:-/tmp}/foo-operator-local-cluster.lock" && flock 8
+		local ports
+		read -r -a ports <<<"$(free_ports 7)"
 		# hack/kwokctl.yaml: the admission plugins of production clusters.
 		# LOCAL_CLUSTER_AUDIT_POLICY: an audit policy file for kube-apiserver (make bench).
 		# kwokctl runs `kubectl kustomize` on metrics-server's manifests (for its APIService),
@@ -71,6 +79,9 @@ up() {
 			fi
 			printf 'options:\n  metricsServerManifests:\n  - %s/manifests/base\n' \
 				"$(cd "$root/hack/tools/metrics-server" && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)"
+			printf '  %s: %s\n' kubeApiserverPort "${ports[0]}" etcdPort "${ports[1]}" etcdPeerPort "${ports[2]}" \
+				kubeControllerManagerPort "${ports[3]}" kubeSchedulerPort "${ports[4]}" kwokControllerPort "${ports[5]}" \
+				metricsServerPort "${ports[6]}"
 			# Pods reach the API server at the kubernetes Service's address (kube-proxy).
 			[ "$node_kind" != real ] || printf '  kubeApiserverCertSANs:\n  - 10.0.0.1\n'
 		} >"$KWOK_WORKDIR/kwokctl.yaml"
@@ -83,6 +94,7 @@ up() {
 			--kwok-controller-binary "$bin/kwok" \
 			--kubeconfig "$kubeconfig" \
 			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
+		exec 8>&-
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
 	if [ "$node_kind" = real ]; then
@@ -95,6 +107,19 @@ up() {
 		kwok_node "${#metrics[@]}"
 	fi
 	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
+}
+
+# free_ports N: N distinct ports, at random from 20000 to 29999, that nothing on this machine
+# listens on, on one line.
+free_ports() {
+	local -A taken=()
+	local p
+	while [ ${#taken[@]} -lt "$1" ]; do
+		p=$((20000 + RANDOM % 10000))
+		[ -z "${taken[$p]:-}" ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || continue
+		taken[$p]=1
+	done
+	echo "${!taken[@]}"
 }
 
 # kwok_node METRICS: the simulated node, and (METRICS > 0) the usage its pods report.
