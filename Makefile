@@ -676,7 +676,7 @@ $(METRICS_SERVER): $(call tool-module,metrics-server)
 # fails if the line is not there. All of it under the module's lock, as go-build-tool builds.
 $(KWOK) $(LOCALBIN)/kwokctl &: $(call tool-module,kwok) hack/tools/kwok/resume-watches.sed
 	@echo "Building kwok kwokctl from hack/tools/kwok, one line changed (once)"
-	@exec 9>$(LOCALBIN)/.kwok.lock && flock 9 && \
+	@exec 9>$(LOCALBIN)/.kwok.lock && flock 9 && start=$$(date +%s) && \
 		work=$$(mktemp -d) && trap 'chmod -R u+w "$$work"; rm -rf "$$work"' EXIT && \
 		src=$$(cd hack/tools/kwok && go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok) && \
 		cp -R $$src $$work/module && chmod -R u+w $$work/module && \
@@ -685,7 +685,8 @@ $(KWOK) $(LOCALBIN)/kwokctl &: $(call tool-module,kwok) hack/tools/kwok/resume-w
 		{ ! cmp -s $$src/$$informer $$work/module/$$informer || { echo "kwok's $$informer lacks the line hack/tools/kwok/resume-watches.sed changes" >&2; exit 1; }; } && \
 		cp hack/tools/kwok/go.sum $$work/kwok.sum && \
 		{ cat hack/tools/kwok/go.mod; echo "replace sigs.k8s.io/kwok => $$work/module"; } > $$work/kwok.mod && \
-		cd hack/tools/kwok && CGO_ENABLED=0 go build -trimpath -modfile=$$work/kwok.mod -ldflags "-s -w" -o $(LOCALBIN)/ sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
+		cd hack/tools/kwok && CGO_ENABLED=0 go build -trimpath -modfile=$$work/kwok.mod -ldflags "-s -w" -o $(LOCALBIN)/ sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl && \
+		echo "Built kwok kwokctl from hack/tools/kwok in $$(($$(date +%s) - start)) s"
 
 # need-container-tool stops a target that builds or pushes images when no container engine
 # is installed.
