@@ -49,7 +49,7 @@ up() {
 		# created at once (make ci runs the e2e and chaos suites side by side) took the same
 		# ones, and one's kubeconfig pointed at the other's API server. So the ports are chosen
 		# here, at random among those free, under a lock of this machine's held until the
-		# cluster's components listen on them.
+		# cluster's components listen on them (and not by them: kwokctl runs without its fd).
 		exec 8>"${TMPDIR:-/tmp}/foo-operator-local-cluster.lock" && flock 8
 		local ports
 		read -r -a ports <<<"$(free_ports 7)"
@@ -93,7 +93,7 @@ up() {
 			--etcd-binary "$bin/k8s/etcd" \
 			--kwok-controller-binary "$bin/kwok" \
 			--kubeconfig "$kubeconfig" \
-			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
+			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 8>&- || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
 		exec 8>&-
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
