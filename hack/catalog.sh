@@ -15,6 +15,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/bin
+# shellcheck source=hack/ports.sh
+. "$root/hack/ports.sh"
 template=$1 output=$2
 shift 2
 
@@ -22,7 +24,7 @@ work=$(mktemp -d)
 trap 'kill "$(cat "$work/registry.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # The registry, with TLS that opm verifies: a self-signed certificate, trusted in opm's HOME.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_ports 1)
 certs=$work/home/.config/containers/certs.d/127.0.0.1:$port
 mkdir -p "$certs"
 # The signature policy opm's containers/image requires before it pulls: Debian's

@@ -31,6 +31,8 @@ kubectl=("$bin/kubectl" --kubeconfig "$kubeconfig")
 node_kind=${LOCAL_CLUSTER_NODE:-kwok}
 real_taint=foo-operator.example.com/real-node=:NoSchedule
 mkdir -p "$KWOK_WORKDIR"
+# shellcheck source=hack/ports.sh
+. "$root/hack/ports.sh"
 
 up() {
 	# metrics-server serves metrics.k8s.io from the pods' usage kwok simulates (the
@@ -48,9 +50,7 @@ up() {
 		# kwokctl would give each component the first free port below 32768: two clusters
 		# created at once (make ci runs the e2e and chaos suites side by side) took the same
 		# ones, and one's kubeconfig pointed at the other's API server. So the ports are chosen
-		# here, at random among those free, under a lock of this machine's held until the
-		# cluster's components listen on them (and not by them: kwokctl runs without its fd).
-		exec 8>"${TMPDIR:-/tmp}/foo-operator-local-cluster.lock" && flock 8
+		# here (hack/ports.sh).
 		local ports
 		read -r -a ports <<<"$(free_ports 7)"
 		# hack/kwokctl.yaml: the admission plugins of production clusters.
@@ -93,8 +93,7 @@ up() {
 			--etcd-binary "$bin/k8s/etcd" \
 			--kwok-controller-binary "$bin/kwok" \
 			--kubeconfig "$kubeconfig" \
-			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 8>&- || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
-		exec 8>&-
+			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
 	if [ "$node_kind" = real ]; then
@@ -107,19 +106,6 @@ up() {
 		kwok_node "${#metrics[@]}"
 	fi
 	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
-}
-
-# free_ports N: N distinct ports, at random from 20000 to 29999, that nothing on this machine
-# listens on, on one line.
-free_ports() {
-	local -A taken=()
-	local p
-	while [ ${#taken[@]} -lt "$1" ]; do
-		p=$((20000 + RANDOM % 10000))
-		[ -z "${taken[$p]:-}" ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || continue
-		taken[$p]=1
-	done
-	echo "${!taken[@]}"
 }
 
 # kwok_node METRICS: the simulated node, and (METRICS > 0) the usage its pods report.

@@ -25,6 +25,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/bin
+# shellcheck source=hack/ports.sh
+. "$root/hack/ports.sh"
 dir=${LOCAL_CLUSTER_DIR:-$root/.kwok}
 node=$dir/node
 kubeconfig=$dir/kubeconfig
@@ -91,11 +93,6 @@ host_ip() {
 	ip -4 -o addr show scope global | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-		echo $((20000 + RANDOM % 20000))
-}
-
 # wait_for WHAT SECONDS COMMAND...: retry COMMAND every half second.
 wait_for() {
 	local what=$1 deadline=$((SECONDS + $2))
@@ -109,7 +106,7 @@ wait_for() {
 up() {
 	check
 	[ -d "$node" ] && down >/dev/null # what a failed or interrupted run left
-	local ip pki cluster_dir server registry_port
+	local ip pki cluster_dir server registry_port proxy_ports
 	ip=$(host_ip)
 	[ -n "$ip" ] || fail "no global IPv4 address on this machine for the node"
 	cluster_dir=$(ls -d "$dir"/clusters/*/ | head -1)
@@ -136,7 +133,7 @@ up() {
 	# It serves TLS, as registries do (operator-sdk checks an index image over HTTPS whatever
 	# its --use-http says), with a certificate of a CA of its own: clients on the host trust
 	# $dir/ca-bundle.crt (SSL_CERT_FILE), containerd the CA (hosts.toml).
-	registry_port=$(free_port)
+	registry_port=$(free_ports 1)
 	echo "$ip:$registry_port" >"$dir/registry"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=foo-operator local registry CA" \
 		-keyout "$node/pki/registry-ca.key" -out "$node/pki/registry-ca.crt" 2>/dev/null
@@ -243,6 +240,7 @@ imageGCHighThresholdPercent: 100
 evictionHard: {memory.available: 100Mi}
 serializeImagePulls: false
 EOF
+	read -r -a proxy_ports <<<"$(free_ports 2)"
 	cat >"$node/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
@@ -251,8 +249,8 @@ clientConnection: {kubeconfig: $kubeconfig}
 hostnameOverride: $name
 clusterCIDR: $pod_cidr
 bindAddress: $ip
-metricsBindAddress: 127.0.0.1:$(free_port)
-healthzBindAddress: 127.0.0.1:$(free_port)
+metricsBindAddress: 127.0.0.1:${proxy_ports[0]}
+healthzBindAddress: 127.0.0.1:${proxy_ports[1]}
 # Every Service connection is masqueraded, so that a pod reaching a Service backed by a pod
 # on the same bridge gets its answer back through the host (no bridge sysctl to change).
 iptables: {masqueradeAll: true, localhostNodePorts: false}
