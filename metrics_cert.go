@@ -140,6 +140,13 @@ type certKeeper struct {
 	name     string
 	dnsNames []string
 	current  atomic.Pointer[tls.Certificate]
+	// refused is the data of the last write that failed, and the Secret's resourceVersion it
+	// was written over: tried again while the Secret stays at that version, rather than a
+	// new CA and key pair made at every retry. Only Start's loop reads and writes it.
+	refused struct {
+		resourceVersion string
+		data            map[string][]byte
+	}
 }
 
 func (*certKeeper) NeedLeaderElection() bool { return false }
@@ -208,20 +215,22 @@ func (k *certKeeper) syncStored(ctx context.Context, store toolscache.Store) err
 	return nil
 }
 
-// sync renews the certificate in s when it must (metricsCertData), and serves what s then
-// holds.
+// sync renews the certificate in s when it must (renewal), and serves what s then holds.
 func (k *certKeeper) sync(ctx context.Context, s *corev1.Secret) error {
-	data, changed, err := metricsCertData(s.Data, k.dnsNames, time.Now())
+	data, changed, err := k.renewal(s)
 	if err != nil {
 		return err
 	}
 	if changed {
 		updated := s.DeepCopy()
 		updated.Data = data
-		if _, err := k.secrets.Update(ctx, updated, metav1.UpdateOptions{FieldManager: controllers.FieldManager}); err != nil {
+		_, err := k.secrets.Update(ctx, updated, metav1.UpdateOptions{FieldManager: controllers.FieldManager})
+		k.refused.resourceVersion, k.refused.data = "", nil
+		if err != nil {
 			if apierrors.IsConflict(err) {
 				return nil // another replica wrote it first: its certificate comes by the watch
 			}
+			k.refused.resourceVersion, k.refused.data = s.ResourceVersion, data
 			// The stored certificate, due for renewal, may still be valid: served until
 			// the write succeeds, rather than refusing every handshake.
 			_ = k.serve(s.Data, time.Now())
@@ -231,6 +240,15 @@ func (k *certKeeper) sync(ctx context.Context, s *corev1.Secret) error {
 			"newCA", string(data[caCertKey]) != string(s.Data[caCertKey]))
 	}
 	return k.serve(data, time.Now())
+}
+
+// renewal is what s must hold (metricsCertData), and whether that differs from what it
+// holds; while s is at the version a write failed over, that write's data.
+func (k *certKeeper) renewal(s *corev1.Secret) (map[string][]byte, bool, error) {
+	if k.refused.data != nil && k.refused.resourceVersion == s.ResourceVersion {
+		return k.refused.data, true, nil
+	}
+	return metricsCertData(s.Data, k.dnsNames, time.Now())
 }
 
 // serve makes the pair in data the metrics server's certificate, unless it is unreadable
