@@ -477,11 +477,11 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		defer stopScrapes()
 	}
 
-	watchersBefore, err := u.cl.apiserverMetrics()
+	apiserverBefore, err := u.cl.apiserverMetrics()
 	if err != nil {
 		return r, err
 	}
-	began, converged, err := u.converge(&r)
+	began, converged, err := u.converge(&r, apiserverBefore)
 	if err != nil {
 		return r, err
 	}
@@ -513,7 +513,7 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	r.terminatedWatchers = terminatedWatchersSince(watchersBefore, watchersAfter)
+	r.terminatedWatchers = terminatedWatchersSince(apiserverBefore, watchersAfter)
 
 	progress("%s: restarting it", u.label)
 	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log", false); err != nil {
@@ -623,12 +623,9 @@ func (u *run) countRequests(r *result, p phases) error {
 
 // converge creates the n Foos and waits until each reports its replica available; it
 // returns when it began (before the first Foo) and when they had converged.
-func (u *run) converge(r *result) (began, converged time.Time, err error) {
+// apiserverBefore is kube-apiserver's metrics scraped before it.
+func (u *run) converge(r *result, apiserverBefore []sample) (began, converged time.Time, err error) {
 	ctx := context.Background()
-	apiserverBefore, err := u.cl.apiserverMetrics()
-	if err != nil {
-		return began, converged, err
-	}
 	var operatorBefore []sample
 	if u.c.scraped {
 		if operatorBefore, err = u.cl.metrics.samples(); err != nil {
@@ -928,8 +925,10 @@ func (cl *cluster) apiserverMetrics() ([]sample, error) {
 	return parseSamples(string(raw), requestDuration+"_bucket", longRunning, terminatedWatchers)
 }
 
-// clusterStarts makes clusters start one at a time: kwokctl picks its components' ports
-// among the free ones, which clusters starting side by side would pick alike.
+// clusterStarts makes clusters start one at a time, as they had to while kwokctl picked
+// their components' ports (alike for clusters starting side by side; hack/ports.sh picks
+// them now): whether side by side they would all meet their deadlines on two cores is
+// untried.
 var clusterStarts sync.Mutex
 
 func startOneAtATime(c *framework.Cluster) error {

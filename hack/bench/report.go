@@ -354,7 +354,7 @@ func table(b *strings.Builder, g *group) {
 			return strings.Join(parts, ", ")
 		})
 	})
-	line("kwok's watches of pods begun while converging / scaling / setting back (one lasts 5 to 10 minutes; more in a phase: kube-apiserver closed them as kwok fell behind, see B1 and B9's kwok-controller CPU)", func(rs []result) string {
+	line("kwok's watches of pods begun while converging / scaling / setting back (each lasts 5 to 10 minutes; more: kube-apiserver closed some as kwok fell behind)", func(rs []result) string {
 		cells := make([]string, len(result{}.kwokPodWatches))
 		for i := range cells {
 			cells[i] = count(func(r result) float64 { return float64(r.kwokPodWatches[i]) })(rs)
