@@ -105,6 +105,10 @@ const (
 	DefaultMaxConflictRecheckInterval = 10 * time.Minute
 )
 
+// DefaultMaxReportedRollouts is how many Foos may wait on rollouts at once for their
+// rollouts to be reported in progress (see waitingRollouts).
+const DefaultMaxReportedRollouts = 50
+
 // DefaultProgressReportDelay is how long after changing a Deployment the operator reports
 // the steps of its rollout: a rollout that completes sooner is reported once, when it
 // completes (see progressReportWait).
@@ -133,6 +137,11 @@ type FooReconciler struct {
 	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
+	// MaxReportedRollouts is how many Foos may wait on rollouts at once for reports in
+	// progress to be written; a Foo whose rollout waits while more do is reported at its
+	// rollout's end, a problem or its progress deadline (waitingRollouts).
+	// DefaultMaxReportedRollouts when zero; negative for no bound.
+	MaxReportedRollouts int
 	// SpareTokens reports whether the operator's client limit has tokens to spare (its
 	// bucket full but for a token) for a report in progress (progressReportWait); nil when
 	// there is no client limit.
@@ -145,6 +154,8 @@ type FooReconciler struct {
 	ownership ownership
 	// hashes are what passes remember of the DesiredHashLabel of each Foo's Deployment.
 	hashes desiredHashes
+	// waiting are the Foos whose status write waits on a rollout.
+	waiting waitingRollouts
 }
 
 // Foos are read from the cache only: list and watch, no get. test/chaos checks that every
@@ -187,6 +198,7 @@ func (r *FooReconciler) forget(foo types.NamespacedName) {
 	r.memory.forget(foo)
 	r.ownership.forget(foo)
 	r.hashes.forget(foo)
+	r.waiting.forget(foo)
 }
 
 // soonest is the shorter of two waits, a zero wait meaning none.

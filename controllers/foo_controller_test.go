@@ -405,6 +405,48 @@ var _ = Describe("Foo reconciler", func() {
 		Expect(statusWrites("late-report")()).To(HaveLen(1))
 	})
 
+	It("holds back the reports in progress of a mass rollout until each rollout's end, also once the others end", func() {
+		before := requests.count()
+		var foos []*samplev1alpha1.Foo
+		for i := range maxReportedRollouts + 1 {
+			foos = append(foos, create(ctx, newFoo(fmt.Sprintf("mass-%d", i), withNamespace(ns), withReplicas(2))))
+		}
+		statusWrites := func(foos ...*samplev1alpha1.Foo) func() []string {
+			return func() []string {
+				var writes []string
+				for _, foo := range foos {
+					writes = append(writes, filter(requests.since(before, http.MethodPatch), "/foos/"+foo.Name+"/status")...)
+				}
+				return writes
+			}
+		}
+		// Every Foo waits on its rollout (its Deployment made, not yet observed), then every
+		// rollout is observed and in progress, and stays so past the delay.
+		for _, foo := range foos {
+			eventuallyDeployment(ns, foo.Spec.DeploymentName)
+		}
+		for _, foo := range foos {
+			simulateRollout(ctx, ns, foo.Spec.DeploymentName, 0, false)
+		}
+		Consistently(statusWrites(foos...), 2*progressReportDelay+time.Second).Should(BeEmpty(), "no report in progress in a mass rollout")
+
+		// Every rollout but the last ends: each is written once. The last, a step further,
+		// stays held.
+		last := foos[len(foos)-1]
+		for _, foo := range foos[:len(foos)-1] {
+			simulateRollout(ctx, ns, foo.Spec.DeploymentName, 2, true)
+		}
+		for _, foo := range foos[:len(foos)-1] {
+			expectReady(foo)
+			Expect(statusWrites(foo)()).To(HaveLen(1), foo.Name)
+		}
+		simulateRollout(ctx, ns, last.Spec.DeploymentName, 1, false)
+		Consistently(statusWrites(last), 2*progressReportDelay+time.Second).Should(BeEmpty(), "held for its rollout once the others ended")
+		simulateRollout(ctx, ns, last.Spec.DeploymentName, 2, true)
+		expectReady(last)
+		Expect(statusWrites(last)()).To(HaveLen(1))
+	})
+
 	It("does not report in progress the scale that sets back another writer's while the Foo stays Ready", func() {
 		foo := converged(ctx, newFoo("setback", withNamespace(ns), withReplicas(2)))
 		name := foo.Spec.DeploymentName

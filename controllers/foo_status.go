@@ -90,12 +90,15 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	status := computeStatus(foo, obs, now)
 	scaling := scalingWait(obs, status, now.Time)
 	if equality.Semantic.DeepEqual(foo.Status, status) {
+		r.waiting.done(foo)
 		return scaling, nil
 	}
 	spare := r.SpareTokens == nil || r.SpareTokens()
-	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay), spare); wait > 0 {
-		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written at its end, or reported in progress past the delay with tokens to spare",
-			"lookAgainIn", wait, "spareTokens", spare)
+	held := r.waiting.held(foo, cmp.Or(r.MaxReportedRollouts, DefaultMaxReportedRollouts))
+	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay), spare, held); wait > 0 {
+		r.waiting.wait(foo, held)
+		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written at its end, or reported in progress past the delay with tokens to spare and no mass rollout",
+			"lookAgainIn", wait, "spareTokens", spare, "massRollout", held)
 		return wait, nil
 	}
 	if ownWriteUnseen {
@@ -124,6 +127,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return 0, fmt.Errorf("patch status of Foo %s: %w", klog.KObj(foo), err)
 	}
 	statusWrites.Inc()
+	r.waiting.done(foo)
 	if updated.ResourceVersion != foo.ResourceVersion { // a write that changed nothing has no watch event
 		r.memory.statusWritten(foo)
 	}
@@ -156,8 +160,10 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // token), a report in progress that neither makes the Foo Ready nor ends its readiness
 // waits for a pass, a delay later or at the Deployment's next change, that finds tokens to
 // spare: the tokens go to the writes that converge Foos, and the rollout's end, written
-// whatever the tokens, is most often the next status anyway.
-func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare bool) time.Duration {
+// whatever the tokens, is most often the next status anyway. In a mass rollout (held: see
+// waitingRollouts) such a report waits for the Deployment's progress deadline: the rollout's
+// end, or its failure, is then most often the first write.
+func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus, now time.Time, delay time.Duration, spare, held bool) time.Duration {
 	if obs.deployment == nil || !meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ProgressingCondition) ||
 		meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.DegradedCondition) ||
 		meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.DegradedCondition) {
@@ -191,11 +197,64 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		return min(due.Sub(applied), due.Sub(now))
 	case progressReported(stored, status):
 		return delay
-	case !spare && !meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) &&
-		!meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ReadyCondition):
+	case meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) ||
+		meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ReadyCondition):
+		return 0 // the report makes the Foo Ready or ends its readiness
+	case !spare:
 		return delay
+	case held && now.Before(scalingDeadline(d)):
+		return scalingDeadline(d).Sub(now)
 	}
 	return 0
+}
+
+// waitingRollouts are the Foos that wait, in a rollout, for a report in progress: their
+// status write deferred (progressReportWait), not Ready, and no rollout of them reported in
+// progress (awaitsReport); by namespace and name, with their UID and whether their report
+// is held back. A Foo whose report falls due while more than the reconciler's
+// MaxReportedRollouts Foos wait is in a mass rollout (thousands of Foos created at once, a
+// restore): the cluster's controllers are behind on all of them, and a report in progress
+// for each would add as many writes to the API server that serves those controllers. Its
+// report is held back until its rollout ends (written then, as is a problem or a change of
+// readiness) or its progress deadline passes, and stays held for that rollout once the
+// others end, so the tail of a mass rollout is not reported in progress either. Its
+// methods are the only writers.
+type waitingRollouts struct{ perFoo[waitingRollout] }
+
+// waitingRollout is what waitingRollouts keeps of a Foo.
+type waitingRollout struct {
+	uid  types.UID
+	held bool
+}
+
+// held reports whether foo's report in progress is held back: it was, for the rollout it
+// waits on, or more than max Foos wait on rollouts (no bound when max is negative).
+func (w *waitingRollouts) held(foo *samplev1alpha1.Foo, limit int) bool {
+	v, ok := w.load(client.ObjectKeyFromObject(foo))
+	return (ok && v.uid == foo.UID && v.held) || (limit >= 0 && w.size() > limit)
+}
+
+// wait records that foo's status write waits on a rollout, its report in progress held
+// back or not; foo counts among the waiting while it awaits a report.
+func (w *waitingRollouts) wait(foo *samplev1alpha1.Foo, held bool) {
+	if !awaitsReport(foo.Status) {
+		w.done(foo)
+		return
+	}
+	w.store(client.ObjectKeyFromObject(foo), waitingRollout{uid: foo.UID, held: held})
+}
+
+// awaitsReport reports whether a Foo whose stored status is stored awaits a report in
+// progress that a mass rollout holds back: it is not Ready (a change of readiness is
+// written whatever the rollouts), and no rollout of it is reported in progress already.
+func awaitsReport(stored samplev1alpha1.FooStatus) bool {
+	return !meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) &&
+		!meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ProgressingCondition)
+}
+
+// done records that foo's status is written, or needs no write: it waits on no rollout.
+func (w *waitingRollouts) done(foo *samplev1alpha1.Foo) {
+	w.forget(client.ObjectKeyFromObject(foo))
 }
 
 // unobservedReportDelays is how many progress report delays a change the Deployment

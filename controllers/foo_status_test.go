@@ -19,6 +19,7 @@ package controllers
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -393,9 +394,10 @@ func TestProgressReportWait(t *testing.T) {
 		foo    *samplev1alpha1.Foo // foo unless set
 		stored samplev1alpha1.FooStatus
 		obs    observation
-		// held: the client limit binds, with no tokens to spare.
-		held bool
-		want time.Duration
+		// noSpare: the client limit binds, with no tokens to spare; massRollout: the Foo's
+		// report in progress is held back (waitingRollouts).
+		noSpare, massRollout bool
+		want                 time.Duration
 	}{
 		{name: "a scale of a Ready Foo past the delay, the Foo still Ready, waits for its end",
 			foo: scaled, stored: readyBefore,
@@ -452,24 +454,46 @@ func TestProgressReportWait(t *testing.T) {
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
 		{name: "a rollout past the delay waits for tokens to spare under a client limit that binds",
-			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: delay},
+			noSpare: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: delay},
 		{name: "a scale of a Foo that is not Ready past the delay waits for tokens to spare under a client limit that binds",
-			foo: scaled, stored: unreadyBefore, held: true,
+			foo: scaled, stored: unreadyBefore, noSpare: true,
 			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(0), withUnavailable())}, want: delay},
 		{name: "a change the Deployment controller has not observed a minute later waits for tokens to spare under a client limit that binds",
-			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}, want: delay},
+			noSpare: true, obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}, want: delay},
 		{name: "a rollout reported in progress whose Foo turns Ready is written without tokens to spare",
-			held:   true,
-			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
+			noSpare: true,
+			stored:  computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
+			obs:     observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
 		{name: "setting back another writer's scale to 0 past the delay is written without tokens to spare: the Foo is no longer Ready",
-			held:   true,
-			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
+			noSpare: true,
+			stored:  computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
+			obs:     observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
 		{name: "a completed rollout is written without tokens to spare",
-			held: true, obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute), withRollout(2, 2, true))}},
-		{name: "a degraded Foo is written without tokens to spare", held: true,
+			noSpare: true, obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute), withRollout(2, 2, true))}},
+		{name: "a degraded Foo is written without tokens to spare", noSpare: true,
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
+		{name: "a rollout past the delay in a mass rollout waits for its progress deadline",
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: 10*time.Minute - 20*time.Second},
+		{name: "a change the Deployment controller has not observed a minute later in a mass rollout waits for its progress deadline",
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}, want: 10*time.Minute - unobservedReportDelays*delay},
+		{name: "a rollout past its progress deadline in a mass rollout is written",
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(10*time.Minute), withRollout(2, 0, false))}},
+		{name: "a rollout past the delay in a mass rollout without tokens to spare waits for them, a delay",
+			noSpare: true, massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: delay},
+		{name: "a rollout within the delay in a mass rollout waits for the rest of the delay",
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second), withRollout(2, 0, false))}, want: 10 * time.Second},
+		{name: "a rollout reported in progress whose Foo turns Ready is written in a mass rollout",
+			massRollout: true,
+			stored:      computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
+			obs:         observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
+		{name: "setting back another writer's scale to 0 past the delay is written in a mass rollout: the Foo is no longer Ready",
+			massRollout: true,
+			stored:      computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
+			obs:         observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
+		{name: "a completed rollout is written in a mass rollout",
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute), withRollout(2, 2, true))}},
+		{name: "a degraded Foo is written in a mass rollout", massRollout: true,
+			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute), withRollout(2, 0, false), withReplicaFailure())}},
 		{name: "a completed rollout is written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Second), withRollout(2, 2, true))}},
 		{name: "a rollout the operator did not start is written (no apply entry of the operator)",
@@ -488,7 +512,58 @@ func TestProgressReportWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			status := computeStatus(cmp.Or(tt.foo, foo), tt.obs, metav1.NewTime(now))
-			g.Expect(progressReportWait(tt.obs, tt.stored, status, now, delay, !tt.held)).To(Equal(tt.want))
+			g.Expect(progressReportWait(tt.obs, tt.stored, status, now, delay, !tt.noSpare, tt.massRollout)).To(Equal(tt.want))
 		})
 	}
+}
+
+func TestWaitingRollouts(t *testing.T) {
+	g := NewWithT(t)
+	foos := make([]*samplev1alpha1.Foo, 4)
+	for i := range foos {
+		foos[i] = newFoo(fmt.Sprintf("foo-%d", i), withIdentity(fmt.Sprintf("uid-%d", i), 1))
+	}
+	var w waitingRollouts
+	const limit = 2
+
+	// Up to the limit waiting, reports go out.
+	for _, foo := range foos[:limit] {
+		g.Expect(w.held(foo, limit)).To(BeFalse())
+		w.wait(foo, false)
+	}
+	g.Expect(w.held(foos[0], limit)).To(BeFalse(), "two wait: not more than the limit")
+	// A third Foo waits: every report is held back, the third's among them.
+	g.Expect(w.held(foos[2], limit)).To(BeFalse(), "the third is not counted before it waits")
+	w.wait(foos[2], w.held(foos[2], limit))
+	g.Expect(w.held(foos[2], limit)).To(BeTrue())
+	g.Expect(w.held(foos[0], limit)).To(BeTrue())
+	w.wait(foos[0], true)
+	// The mass rollout ends but for the first and the third: they stay held; the second, not
+	// held when it last waited, is not.
+	w.wait(foos[3], true)
+	w.done(foos[1])
+	w.done(foos[3])
+	g.Expect(w.held(foos[0], limit)).To(BeTrue(), "held for the rollout it waits on")
+	g.Expect(w.held(foos[1], limit)).To(BeFalse())
+	// Written, the Foo is no longer held; a new Foo of a held one's name is not held.
+	w.done(foos[0])
+	g.Expect(w.held(foos[0], limit)).To(BeFalse())
+	again := newFoo("foo-2", withIdentity("uid-2-again", 1))
+	g.Expect(w.held(again, limit)).To(BeFalse())
+
+	// No bound.
+	for _, foo := range foos {
+		w.wait(foo, false)
+	}
+	g.Expect(w.held(foos[0], -1)).To(BeFalse())
+	g.Expect(w.held(foos[0], limit)).To(BeTrue())
+
+	// A Foo that is Ready, or reported in progress, awaits no report: it is not counted.
+	now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	for i, d := range []*appsv1.Deployment{newDeployment(foos[0], withRollout(1, 1, true)), newDeployment(foos[1])} {
+		foos[i].Status = computeStatus(foos[i], observation{deployment: d}, now)
+		w.wait(foos[i], true)
+	}
+	g.Expect(w.held(foos[2], limit)).To(BeFalse(), "two of four await a report")
+	g.Expect(w.held(foos[0], limit)).To(BeFalse())
 }

@@ -69,6 +69,13 @@ func (m *perFoo[V]) change(foo types.NamespacedName, f func(v V, ok bool) (next 
 	m.byFoo[foo] = next
 }
 
+// size is how many Foos have a value.
+func (m *perFoo[V]) size() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.byFoo)
+}
+
 // forget drops what is remembered of a Foo that is gone.
 func (m *perFoo[V]) forget(foo types.NamespacedName) {
 	m.mu.Lock()

@@ -77,6 +77,9 @@ const (
 	// progressReportDelay is the progress report delay in the suite: envtest runs no
 	// Deployment controller, so every rollout is reported after it.
 	progressReportDelay = 2 * time.Second
+	// maxReportedRollouts is the bound of reports in progress in the suite: more Foos than
+	// any spec but the mass rollout's creates at once.
+	maxReportedRollouts = 30
 
 	// The operator's identity, as config/default names it.
 	operatorNamespace      = "foo-operator-system"
@@ -153,6 +156,7 @@ var _ = BeforeSuite(func() {
 		ConflictRecheckInterval:    conflictRecheck,
 		MaxConflictRecheckInterval: maxConflictRecheck,
 		ProgressReportDelay:        progressReportDelay,
+		MaxReportedRollouts:        maxReportedRollouts,
 		SpareTokens:                func() bool { return !clientLimitBinds.Load() },
 	}
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
