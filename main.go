@@ -137,7 +137,7 @@ func main() {
 	flag.DurationVar(&reconciler.ProgressReportDelay, "progress-report-delay", controllers.DefaultProgressReportDelay,
 		"How long after changing a Deployment the steps of its rollout are written to the Foo's status; a rollout that completes sooner is reported once.")
 	flag.IntVar(&reconciler.MaxReportedRollouts, "progress-report-max-rollouts", controllers.DefaultMaxReportedRollouts,
-		"How many Foos that are not Ready may wait on rollouts at once for theirs to be reported in progress; a report that falls due while more wait (a mass rollout) waits for the rollout's end, a problem, or its progress deadline. Negative for no bound.")
+		"How many Foos that are not Ready may wait on rollouts at once for theirs to be reported in progress; a report that falls due while more wait (a mass rollout) waits for the rollout's end, a problem, or its progress deadline. 0 holds back every such report; negative for no bound.")
 	// kube-controller-manager's flag names. No client-side limit by default, as controller-runtime
 	// sets it: API Priority and Fairness queues the operator's requests at the API server, and
 	// the operator's workers (--max-concurrent-reconciles) bound how many it has in flight.

@@ -105,8 +105,9 @@ const (
 	DefaultMaxConflictRecheckInterval = 10 * time.Minute
 )
 
-// DefaultMaxReportedRollouts is how many Foos may wait on rollouts at once for their
-// rollouts to be reported in progress (see waitingRollouts).
+// DefaultMaxReportedRollouts is the --progress-report-max-rollouts the operator ships with:
+// how many Foos that are not Ready may wait on rollouts at once for theirs to be reported
+// in progress (see waitingRollouts).
 const DefaultMaxReportedRollouts = 50
 
 // DefaultProgressReportDelay is how long after changing a Deployment the operator reports
@@ -137,10 +138,11 @@ type FooReconciler struct {
 	// ProgressReportDelay is how long after changing a Deployment the steps of its rollout
 	// are reported in the status; DefaultProgressReportDelay when zero.
 	ProgressReportDelay time.Duration
-	// MaxReportedRollouts is how many Foos may wait on rollouts at once for reports in
-	// progress to be written; a Foo whose rollout waits while more do is reported at its
-	// rollout's end, a problem or its progress deadline (waitingRollouts).
-	// DefaultMaxReportedRollouts when zero; negative for no bound.
+	// MaxReportedRollouts is how many Foos that are not Ready may wait on rollouts at once
+	// for reports in progress to be written; a report that falls due while more wait is
+	// written at the rollout's end, a problem, a change of readiness or the progress
+	// deadline (waitingRollouts). 0 holds back every report in progress of a Foo that is not
+	// Ready; negative is no bound.
 	MaxReportedRollouts int
 	// SpareTokens reports whether the operator's client limit has tokens to spare (its
 	// bucket full but for a token) for a report in progress (progressReportWait); nil when

@@ -94,7 +94,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return scaling, nil
 	}
 	spare := r.SpareTokens == nil || r.SpareTokens()
-	held := r.waiting.held(foo, cmp.Or(r.MaxReportedRollouts, DefaultMaxReportedRollouts))
+	held := r.waiting.held(foo, r.MaxReportedRollouts)
 	if wait := progressReportWait(obs, foo.Status, status, now.Time, cmp.Or(r.ProgressReportDelay, DefaultProgressReportDelay), spare, held); wait > 0 {
 		r.waiting.wait(foo, held)
 		log.FromContext(ctx).V(1).Info("Deployment is rolling out the operator's change; status is written at its end, or reported in progress past the delay with tokens to spare and no mass rollout",
@@ -228,7 +228,7 @@ type waitingRollout struct {
 }
 
 // held reports whether foo's report in progress is held back: it was, for the rollout it
-// waits on, or more than max Foos wait on rollouts (no bound when max is negative).
+// waits on, or more than limit Foos wait (no bound when limit is negative).
 func (w *waitingRollouts) held(foo *samplev1alpha1.Foo, limit int) bool {
 	v, ok := w.load(client.ObjectKeyFromObject(foo))
 	return (ok && v.uid == foo.UID && v.held) || (limit >= 0 && w.size() > limit)

@@ -557,6 +557,10 @@ func TestWaitingRollouts(t *testing.T) {
 	}
 	g.Expect(w.held(foos[0], -1)).To(BeFalse())
 	g.Expect(w.held(foos[0], limit)).To(BeTrue())
+	// A bound of 0 holds back the report of a Foo that waits alone.
+	var alone waitingRollouts
+	alone.wait(foos[0], false)
+	g.Expect(alone.held(foos[0], 0)).To(BeTrue())
 
 	// A Foo that is Ready, or reported in progress, awaits no report: it is not counted.
 	now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
