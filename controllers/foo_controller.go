@@ -156,7 +156,7 @@ type FooReconciler struct {
 	ownership ownership
 	// hashes are what passes remember of the DesiredHashLabel of each Foo's Deployment.
 	hashes desiredHashes
-	// waiting are the Foos whose status write waits on a rollout.
+	// waiting are the Foos that are not Ready and wait on a rollout for a report in progress.
 	waiting waitingRollouts
 }
 
