@@ -102,7 +102,7 @@ var readingGuide = `How to read it:
   for each change it makes to a Deployment (when its client limit binds, sent only with tokens
   none of its other requests could use, its bucket being full, and dropped past 1000 waiting); status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
-  than ` + "`--progress-report-delay`" + ` (15 s), but for scales of Ready Foos and for the Foos of a mass rollout (more Foos that are not Ready waiting on rollouts at once than ` + "`--progress-report-max-rollouts`" + `, 50); leader election (a Lease renewal every 2 s while idle); the
+  than ` + "`--progress-report-delay`" + ` (15 s), but for scales of Ready Foos and for the Foos of a mass rollout (more Foos that are not Ready waiting on rollouts at once than ` + "`--progress-report-max-rollouts`" + `); leader election (a Lease renewal every 2 s while idle); the
   metrics endpoint's authentication; and a read of the stored Deployment when another writer
   took one of its fields (B8), whose managedFields say who (its cache keeps only its own).
 - Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
