@@ -185,7 +185,7 @@ func report(runs []result, run runFacts, path string) error {
 		b.WriteString("**A development run (`-dirty`) of a working tree that differs from commit " + run.commit + ": its figures are of no commit, and it is not the benchmark of record.**\n\n")
 		commit += " (dirty: the working tree differs from it)"
 	}
-	fmt.Fprintf(&b, "Run of `make bench` on %s: %s, %s. The run (`%s`) took %v.\n\n",
+	fmt.Fprintf(&b, "Run of `bench` on %s: %s, %s. The run (`%s`) took %v.\n\n",
 		run.began.UTC().Format("2006-01-02"), run.machine, commit, strings.Join(os.Args[1:], " "), run.took.Round(time.Minute))
 	fastest, slowest := machineChecks(runs)
 	fmt.Fprintf(&b, "The machine checks before and after each run, or each group of contenders run side by side (%s, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare; contenders side by side met the same machine.\n\n",
