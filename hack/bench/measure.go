@@ -313,8 +313,10 @@ type result struct {
 	// cpus are the CPUs its cluster's processes and it were pinned to; none: all of the
 	// machine's.
 	cpus []int
-	// idleCPU is the CPU time the contender used while idle.
-	idleCPU time.Duration
+	// idleCPU is the CPU time the contender used while idle, and idlePasses the passes over
+	// a Foo it made then (a pass that writes nothing costs CPU, no request).
+	idleCPU    time.Duration
+	idlePasses int
 	// restart is the time from a restart of the converged contender until it had made a
 	// pass over every Foo; restartCPU the CPU time that took.
 	restart, restartCPU time.Duration
@@ -755,6 +757,12 @@ func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error)
 		return now, now, nil
 	}
 	progress("%s: converged in %v; watching it idle for %v", u.label, r.converge.Round(100*time.Millisecond), d)
+	// The passes are read outside the window: the operator's are a scrape of its metrics,
+	// which its endpoint authenticates with requests of its own.
+	passesBefore, err := u.c.passes(u.p, u.cl.metrics)
+	if err != nil {
+		return start, end, err
+	}
 	start = time.Now()
 	cpuBefore, err := cpuTime(u.p.Pid())
 	if err != nil {
@@ -766,7 +774,11 @@ func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error)
 	if err != nil {
 		return start, end, err
 	}
-	r.idle, r.idleCPU = end.Sub(start), cpuAfter-cpuBefore
+	passesAfter, err := u.c.passes(u.p, u.cl.metrics)
+	if err != nil {
+		return start, end, err
+	}
+	r.idle, r.idleCPU, r.idlePasses = end.Sub(start), cpuAfter-cpuBefore, passesAfter-passesBefore
 	return start, end, nil
 }
 
