@@ -79,30 +79,35 @@ func (cl *cluster) apiserverCPUProfile(seconds int) ([]byte, error) {
 }
 
 // cpuGroups are the kinds of work the report gives the CPU share of: each the samples with
-// any function of the group on the stack, so that a sample may count in several (JSON
-// decoding within server-side apply counts in both) and the shares do not add up.
+// any function of the group on the stack (one whose name starts with one of prefixes, but
+// with none of except), so that a sample may count in several (JSON decoding within
+// server-side apply counts in both) and the shares do not add up.
 var cpuGroups = []struct {
-	name     string
-	prefixes []string
+	name             string
+	prefixes, except []string
 }{
-	{"garbage collection (background marking and sweeping, allocation assists)", []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge"}},
-	{"server-side apply and managed fields (structured-merge-diff)", []string{"sigs.k8s.io/structured-merge-diff/", "k8s.io/apimachinery/pkg/util/managedfields", "k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"}},
-	{"JSON encoding and decoding", []string{"encoding/json.", "sigs.k8s.io/json", "k8s.io/apimachinery/pkg/runtime/serializer/json.", "github.com/json-iterator/", "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured.(*unstructuredJSONScheme)"}},
-	{"protobuf encoding and decoding", []string{"k8s.io/apimachinery/pkg/runtime/serializer/protobuf.", "github.com/gogo/protobuf/", "google.golang.org/protobuf/"}},
-	{"TLS and network system calls", []string{"crypto/", "vendor/golang.org/x/crypto/", "syscall.", "internal/poll."}},
-	{"audit logging (the benchmark's audit policy logs every request)", []string{"k8s.io/apiserver/pkg/audit.", "k8s.io/apiserver/plugin/pkg/audit/", "k8s.io/apiserver/pkg/endpoints/filters.WithAudit"}},
-	{"etcd client", []string{"go.etcd.io/etcd/client/"}},
-	{"watch cache (kube-apiserver's cacher)", []string{"k8s.io/apiserver/pkg/storage/cacher."}},
-	{"client-go informers and workqueue", []string{"k8s.io/client-go/tools/cache.", "k8s.io/client-go/util/workqueue."}},
-	{"the operator's reconciles", []string{"github.com/example/foo-operator/controllers.(*FooReconciler)."}},
-	{"the operator's metrics endpoint (the benchmark reads its workqueue depth every 2s while profiling)", []string{"github.com/prometheus/client_golang/prometheus/promhttp."}},
-	{"writes of the Foos' status (their status subresource)", []string{"k8s.io/apiextensions-apiserver/pkg/registry/customresource.(*StatusREST).Update"}},
+	{"garbage collection (background marking and sweeping, allocation assists)", []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge"}, nil},
+	{"server-side apply and managed fields (structured-merge-diff)", []string{"sigs.k8s.io/structured-merge-diff/", "k8s.io/apimachinery/pkg/util/managedfields", "k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"}, nil},
+	{"JSON encoding and decoding", []string{"encoding/json.", "sigs.k8s.io/json", "k8s.io/apimachinery/pkg/runtime/serializer/json.", "github.com/json-iterator/", "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured.(*unstructuredJSONScheme)"}, nil},
+	{"protobuf encoding and decoding", []string{"k8s.io/apimachinery/pkg/runtime/serializer/protobuf.", "github.com/gogo/protobuf/", "google.golang.org/protobuf/"}, nil},
+	{"TLS and network system calls", []string{"crypto/", "vendor/golang.org/x/crypto/", "syscall.", "internal/poll."}, nil},
+	{"audit logging (the benchmark's audit policy logs every request)", []string{"k8s.io/apiserver/pkg/audit.", "k8s.io/apiserver/plugin/pkg/audit/", "k8s.io/apiserver/pkg/endpoints/filters.WithAudit"}, nil},
+	{"etcd client", []string{"go.etcd.io/etcd/client/"}, nil},
+	// Every write passes through the cacher package's CacheDelegator on its way to etcd3's
+	// store: that frame is not the watch cache's work.
+	{"watch cache (kube-apiserver's cacher: its store, its watchers, the encoding of their events; not the writes it passes on to etcd)", []string{"k8s.io/apiserver/pkg/storage/cacher."}, []string{"k8s.io/apiserver/pkg/storage/cacher.(*CacheDelegator)."}},
+	{"client-go informers and workqueue", []string{"k8s.io/client-go/tools/cache.", "k8s.io/client-go/util/workqueue."}, nil},
+	{"the operator's reconciles", []string{"github.com/example/foo-operator/controllers.(*FooReconciler)."}, nil},
+	{"the operator's metrics endpoint (the benchmark reads its workqueue depth every 2s while profiling)", []string{"github.com/prometheus/client_golang/prometheus/promhttp."}, nil},
+	{"validation of custom resources (the Foos: their CRD's schema and CEL rules)", []string{"k8s.io/apiextensions-apiserver/pkg/apiserver/validation.", "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel."}, nil},
+	{"the operator's events (client-go's event recorder)", []string{"k8s.io/client-go/tools/events."}, nil},
+	{"writes of the Foos' status (their status subresource)", []string{"k8s.io/apiextensions-apiserver/pkg/registry/customresource.(*StatusREST).Update"}, nil},
 	{"writes of the status of Deployments, ReplicaSets and Pods (kube-controller-manager's, kwok's)", []string{
 		"k8s.io/kubernetes/pkg/registry/apps/deployment/storage.(*StatusREST).Update",
 		"k8s.io/kubernetes/pkg/registry/apps/replicaset/storage.(*StatusREST).Update",
 		"k8s.io/kubernetes/pkg/registry/core/pod/storage.(*StatusREST).Update",
-	}},
-	{"creates of built-in objects (Deployments, events, ReplicaSets, Pods, bindings)", []string{"k8s.io/apiserver/pkg/endpoints/handlers.CreateResource.", "k8s.io/apiserver/pkg/endpoints/handlers.CreateNamedResource."}},
+	}, nil},
+	{"creates of built-in objects (Deployments, events, ReplicaSets, Pods, bindings)", []string{"k8s.io/apiserver/pkg/endpoints/handlers.CreateResource.", "k8s.io/apiserver/pkg/endpoints/handlers.CreateNamedResource."}, nil},
 }
 
 // cpuShare is the CPU time of a function or of a group of cpuGroups.
@@ -141,7 +146,7 @@ func analyse(p *profile.Profile) (cpuFigures, error) {
 			flat[s.Location[0].Line[0].Function.Name] += d
 		}
 		for i, g := range cpuGroups {
-			if onStack(s, g.prefixes) {
+			if onStack(s, g.prefixes, g.except) {
 				f.groups[i].cpu += d
 			}
 		}
@@ -154,12 +159,12 @@ func analyse(p *profile.Profile) (cpuFigures, error) {
 	return f, nil
 }
 
-// onStack reports whether a function whose name starts with one of prefixes is on the
-// sample's stack.
-func onStack(s *profile.Sample, prefixes []string) bool {
+// onStack reports whether a function whose name starts with one of prefixes, and with
+// none of except, is on the sample's stack.
+func onStack(s *profile.Sample, prefixes, except []string) bool {
 	for _, loc := range s.Location {
 		for _, line := range loc.Line {
-			if line.Function != nil && slices.ContainsFunc(prefixes, func(prefix string) bool { return strings.HasPrefix(line.Function.Name, prefix) }) {
+			if line.Function != nil && startsWithAny(line.Function.Name, prefixes) && !startsWithAny(line.Function.Name, except) {
 				return true
 			}
 		}
@@ -167,9 +172,36 @@ func onStack(s *profile.Sample, prefixes []string) bool {
 	return false
 }
 
-// profileConvergence profiles, from now until done is closed, the CPU of kube-apiserver
-// and, for the operator, of the operator; wait returns their figures.
-func profileConvergence(c contender, cl *cluster, done <-chan struct{}) (wait func() (operator, apiserver cpuFigures, err error)) {
+// startsWithAny reports whether name starts with one of prefixes.
+func startsWithAny(name string, prefixes []string) bool {
+	return slices.ContainsFunc(prefixes, func(prefix string) bool { return strings.HasPrefix(name, prefix) })
+}
+
+// The phases whose CPU the profiled runs profile (result.profiles), from the benchmark's
+// first request of the phase until the last Foo (or Deployment) is where it waits for.
+const (
+	converging = iota
+	scaling
+	settingBack
+	profiledPhases
+)
+
+// phaseNames are what the report calls each profiled phase.
+var phaseNames = [profiledPhases]string{
+	converging:  "the whole convergence, from before the first Foo was created until all were ready",
+	scaling:     "the scale of every Foo 1 → 2 (B9), from before the first Foo was scaled until all reported 2 available",
+	settingBack: "the setting back of every drifted Deployment (B8), from before the first was scaled to 3 until all asked for 2 again",
+}
+
+// phaseProfile are the CPU profiles of one phase: the operator's (empty for the other
+// contenders, which serve none) and its cluster's kube-apiserver's.
+type phaseProfile struct {
+	operator, apiserver cpuFigures
+}
+
+// profilePhase profiles, from now until done is closed, the CPU of kube-apiserver and,
+// for the operator, of the operator; wait returns their figures.
+func profilePhase(c contender, cl *cluster, done <-chan struct{}) (wait func() (phaseProfile, error)) {
 	type result struct {
 		f   cpuFigures
 		err error
@@ -192,12 +224,28 @@ func profileConvergence(c contender, cl *cluster, done <-chan struct{}) (wait fu
 	if c.scraped {
 		operator = run("operator", operatorCPUProfile)
 	}
-	return func() (cpuFigures, cpuFigures, error) {
+	return func() (phaseProfile, error) {
 		a := <-apiserver
 		if operator == nil {
-			return cpuFigures{}, a.f, a.err
+			return phaseProfile{apiserver: a.f}, a.err
 		}
 		o := <-operator
-		return o.f, a.f, firstErr(o.err, a.err)
+		return phaseProfile{operator: o.f, apiserver: a.f}, firstErr(o.err, a.err)
+	}
+}
+
+// profiling profiles phase of r when r is profiled, from now until the returned end is
+// called, which stores the figures in r.profiles (and does nothing for a run not profiled).
+func (u *run) profiling(r *result, phase int) (end func() error) {
+	if !r.profiled {
+		return func() error { return nil }
+	}
+	done := make(chan struct{})
+	wait := profilePhase(u.c, u.cl, done)
+	return func() error {
+		close(done)
+		var err error
+		r.profiles[phase], err = wait()
+		return err
 	}
 }

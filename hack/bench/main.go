@@ -82,7 +82,7 @@ func main() {
 	idle := flag.Duration("idle", 10*time.Minute, "how long the idle scenario watches a converged cluster")
 	idleSizes := flag.String("idle-n", "", "comma-separated numbers of Foos at which the idle scenario runs (default: the largest of -n)")
 	oneAtATimeSizes := flag.String("one-at-a-time-n", "10000", "comma-separated numbers of Foos at which the operator and the bare client run one after the other on all CPUs, not side by side on half of them each (on two CPUs, 10,000 Foos on one each would take hours); empty for none")
-	profileSizes := flag.String("profile-n", "2000,10000", "comma-separated numbers of Foos at which the convergence is profiled (the operator's and kube-apiserver's CPU, the operator's workqueue depth), in the last repeat; empty for none")
+	profileSizes := flag.String("profile-n", "2000,10000", "comma-separated numbers of Foos at which the convergence, the scale and the setting back are profiled (the operator's and kube-apiserver's CPU; the operator's workqueue depth while converging), in the last repeat; empty for none")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")

@@ -355,12 +355,13 @@ type result struct {
 	// converging (the operator's metrics).
 	workers int
 	queue   queueFigures
-	// profiled: cpuProfile and apiserverProfile are CPU profiles of the operator and of
-	// kube-apiserver from the Foos' creation on while they converged, and queue.maxDepth
-	// the operator's deepest workqueue then. They add to mem and peakRSS (the profile's
-	// buffers, the depth reads' metrics encoding): the report takes those from runs without.
-	profiled                     bool
-	cpuProfile, apiserverProfile cpuFigures
+	// profiled: profiles are CPU profiles of the operator and of kube-apiserver in each of
+	// the phases (while the Foos converged, scaled and were set back), and queue.maxDepth
+	// the operator's deepest workqueue while they converged. They add to mem and peakRSS
+	// (the profile's buffers, the depth reads' metrics encoding): the report takes those
+	// from runs without.
+	profiled bool
+	profiles [profiledPhases]phaseProfile
 }
 
 const (
@@ -423,7 +424,7 @@ type run struct {
 type how struct {
 	// idle is how long the idle scenario watches it; none when zero.
 	idle time.Duration
-	// profiled: profile its convergence.
+	// profiled: profile its phases (result.profiles).
 	profiled bool
 	// cpus: pin the cluster's processes and the contender to these CPUs; none: all of the
 	// machine's.
@@ -644,10 +645,7 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 	if r.profiled {
 		depth = u.sampleDepth(done)
 	}
-	profiles := func() (cpuFigures, cpuFigures, error) { return cpuFigures{}, cpuFigures{}, nil }
-	if r.profiled {
-		profiles = profileConvergence(u.c, u.cl, done)
-	}
+	profiled := u.profiling(r, converging)
 	began = time.Now()
 	progress("%s: creating them", u.label)
 	created := make([]time.Time, u.n)
@@ -657,12 +655,13 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		return err
 	}); err != nil {
 		close(done)
+		_ = profiled()
 		return began, converged, fmt.Errorf("create Foos: %w", err)
 	}
 	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
 	converged = time.Now()
 	close(done)
-	if err != nil {
+	if err := firstErr(err, profiled()); err != nil {
 		return began, converged, err
 	}
 	cpuAfter, err := u.cpu()
@@ -693,9 +692,6 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		}
 	} else if r.workers, err = workersLogged(u.p.Log()); err != nil {
 		return began, converged, fmt.Errorf("%s: %w", u.c.name, err)
-	}
-	if r.cpuProfile, r.apiserverProfile, err = profiles(); err != nil {
-		return began, converged, err
 	}
 	if r.mem, err = readMemory(u.p.Pid()); err != nil {
 		return began, converged, err
@@ -791,6 +787,7 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 		return began, err
 	}
 	u.t.begin(2)
+	profiled := u.profiling(r, scaling)
 	began = time.Now()
 	ctx := context.Background()
 	patch := []byte(`{"spec":{"replicas":2}}`)
@@ -800,9 +797,11 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 		changed[i] = time.Now()
 		return err
 	}); err != nil {
+		_ = profiled()
 		return began, fmt.Errorf("scale Foos: %w", err)
 	}
-	if r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label); err != nil {
+	r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label)
+	if err := firstErr(err, profiled()); err != nil {
 		return began, err
 	}
 	after, err := u.cpu()
@@ -820,6 +819,7 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 func (u *run) drift(r *result) (time.Time, error) {
 	progress("%s: someone scales every Deployment to 3 replicas", u.label)
 	u.t.begin(2)
+	profiled := u.profiling(r, settingBack)
 	began := time.Now()
 	ctx := context.Background()
 	patch := []byte(`{"spec":{"replicas":3}}`)
@@ -829,10 +829,12 @@ func (u *run) drift(r *result) (time.Time, error) {
 		changed[i] = time.Now()
 		return err
 	}); err != nil {
+		_ = profiled()
 		return time.Time{}, fmt.Errorf("change Deployments: %w", err)
 	}
 	var err error
-	if r.drift, _, err = u.t.wait(u.n, true, began, u.timeout, u.label); err != nil {
+	r.drift, _, err = u.t.wait(u.n, true, began, u.timeout, u.label)
+	if err := firstErr(err, profiled()); err != nil {
 		return time.Time{}, err
 	}
 	r.driftBack = latenciesOf(u.t.times(changed, true))

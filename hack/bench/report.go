@@ -108,10 +108,13 @@ var readingGuide = `How to read it:
 - Memory: the anonymous part is what the process allocated; the rest of the RSS are pages of its
   executable (B6 gives its size). The operator's Go figures are its own go_memstats metrics, and
   its heap profile, by what holds it, after the tables.
-- The profiles of "where the time goes" (CPU profiles of the operator and of kube-apiserver,
-  and the operator's workqueue depth, read from its metrics every ` + depthSampleInterval.String() + `) are taken
+- The profiles of "where the time goes" (CPU profiles of the operator and of kube-apiserver
+  while the Foos converge, scale and are set back, and the operator's workqueue depth while
+  they converge, read from its metrics every ` + depthSampleInterval.String() + `) are taken
   only at the numbers of Foos of ` + "`-profile-n`" + `, in the last repeat, of every contender
-  alike. They add to the operator's memory, and the other contenders have no such endpoints:
+  alike. They add to the CPU of the phases they cover (kube-apiserver's profiling for every
+  contender alike, the operator's own for the operator). They add to the operator's memory,
+  and the other contenders have no such endpoints:
   at those numbers of Foos the memory after convergence, the peak RSS and the Go runtime's
   figures are the medians of the other repeats, or of the profiled run when there is only one
   (the cells say "profiled").
@@ -683,8 +686,8 @@ func targets(b *strings.Builder, gs []*group, shipped limits) {
 }
 
 // whereTheTimeGoes writes, for each configuration and number of Foos the operator ran at,
-// its last repeat's workqueue and CPU profiles while converging, beside kube-apiserver's
-// profile of each contender's cluster, when that repeat was profiled.
+// its last repeat's workqueue while converging and its CPU profiles of each phase, beside
+// kube-apiserver's profiles of each contender's cluster, when that repeat was profiled.
 func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 	for _, g := range gs {
 		rs := g.runs["operator"]
@@ -698,42 +701,52 @@ func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade).\n\n",
 			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU()), op.convergeCPU().Seconds()/op.converge.Seconds(),
 			op.queue.maxDepth, depthSampleInterval, twoDigits(op.queue.waitP50), twoDigits(op.queue.waitP99), twoDigits(op.queue.workP50), twoDigits(op.queue.workP99))
-		fmt.Fprintf(b, "CPU profiles of the whole convergence, from before the first Foo was created until all were ready, in slices of %v: "+
-			"each cell is the CPU time of the samples with a function of the group on the stack, and its share of the profile's (a sample may count in several groups).\n\n", cpuProfileSlice)
-		type column struct {
-			name string
-			f    cpuFigures
+		for phase := range profiledPhases {
+			cpuProfiles(b, g, op, phase)
 		}
-		columns := []column{{"operator", op.cpuProfile}}
-		for _, name := range g.names {
-			if runs := g.runs[name]; len(runs) > 0 {
-				columns = append(columns, column{"kube-apiserver of the " + name + "'s cluster", runs[len(runs)-1].apiserverProfile})
-			}
+	}
+}
+
+// cpuProfiles writes the CPU profiles of phase in the last repeat of g's contenders, op
+// being the operator's: the groups of cpuGroups in the operator and in each contender's
+// kube-apiserver, and the functions that used the most CPU in the operator and in its
+// kube-apiserver.
+func cpuProfiles(b *strings.Builder, g *group, op result, phase int) {
+	fmt.Fprintf(b, "CPU profiles of %s, in slices of %v: "+
+		"each cell is the CPU time of the samples with a function of the group on the stack, and its share of the profile's (a sample may count in several groups).\n\n", phaseNames[phase], cpuProfileSlice)
+	type column struct {
+		name string
+		f    cpuFigures
+	}
+	columns := []column{{"operator", op.profiles[phase].operator}}
+	for _, name := range g.names {
+		if runs := g.runs[name]; len(runs) > 0 {
+			columns = append(columns, column{"kube-apiserver of the " + name + "'s cluster", runs[len(runs)-1].profiles[phase].apiserver})
 		}
-		fmt.Fprintf(b, "| |")
+	}
+	fmt.Fprintf(b, "| |")
+	for _, c := range columns {
+		fmt.Fprintf(b, " %s |", c.name)
+	}
+	fmt.Fprintf(b, "\n|---|%s\n| profiled (CPU sampled) |", strings.Repeat("---|", len(columns)))
+	for _, c := range columns {
+		fmt.Fprintf(b, " %v (%v) |", seconds(c.f.took), twoDigits(c.f.cpu))
+	}
+	b.WriteString("\n")
+	for i, group := range cpuGroups {
+		fmt.Fprintf(b, "| %s |", group.name)
 		for _, c := range columns {
-			fmt.Fprintf(b, " %s |", c.name)
-		}
-		fmt.Fprintf(b, "\n|---|%s\n| profiled (CPU sampled) |", strings.Repeat("---|", len(columns)))
-		for _, c := range columns {
-			fmt.Fprintf(b, " %v (%v) |", seconds(c.f.took), twoDigits(c.f.cpu))
+			fmt.Fprintf(b, " %s |", share(c.f.groups[i].cpu, c.f.cpu))
 		}
 		b.WriteString("\n")
-		for i, group := range cpuGroups {
-			fmt.Fprintf(b, "| %s |", group.name)
-			for _, c := range columns {
-				fmt.Fprintf(b, " %s |", share(c.f.groups[i].cpu, c.f.cpu))
-			}
-			b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	for _, c := range []column{columns[0], {"kube-apiserver of the operator's cluster", op.profiles[phase].apiserver}} {
+		fmt.Fprintf(b, "The %d functions of the %s that used the most CPU themselves (flat):\n\n```\n", topFunctions, c.name)
+		for _, f := range c.f.top {
+			fmt.Fprintf(b, "%8v %4.0f %%  %s\n", twoDigits(f.cpu), 100*f.cpu.Seconds()/c.f.cpu.Seconds(), f.name)
 		}
-		b.WriteString("\n")
-		for _, c := range []column{columns[0], {"kube-apiserver of the operator's cluster", op.apiserverProfile}} {
-			fmt.Fprintf(b, "The %d functions of the %s that used the most CPU themselves (flat):\n\n```\n", topFunctions, c.name)
-			for _, f := range c.f.top {
-				fmt.Fprintf(b, "%8v %4.0f %%  %s\n", twoDigits(f.cpu), 100*f.cpu.Seconds()/c.f.cpu.Seconds(), f.name)
-			}
-			b.WriteString("```\n\n")
-		}
+		b.WriteString("```\n\n")
 	}
 }
 
