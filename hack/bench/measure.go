@@ -317,6 +317,11 @@ type result struct {
 	// a Foo it made then (a pass that writes nothing costs CPU, no request).
 	idleCPU    time.Duration
 	idlePasses int
+	// passes are the passes over a Foo the contender made while the Foos converged, scaled
+	// and were set back (profiledPhases' order), each until the phase's last event: read
+	// before and after each phase, outside its window, so that the operator's metrics scrape
+	// adds no request to the phase's.
+	passes [profiledPhases]int
 	// restart is the time from a restart of the converged contender until it had made a
 	// pass over every Foo; restartCPU the CPU time that took.
 	restart, restartCPU time.Duration
@@ -484,6 +489,10 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 	if err != nil {
 		return r, err
 	}
+	passes := u.passCounter(&r)
+	if err := passes.begin(); err != nil {
+		return r, err
+	}
 	began, converged, err := u.converge(&r, apiserverBefore)
 	if err != nil {
 		return r, err
@@ -492,8 +501,14 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		return r, err
 	}
 	convergeQuiet := time.Now()
+	if err := passes.end(converging); err != nil {
+		return r, err
+	}
 	idleStart, idleEnd, err := u.idle(&r, idle)
 	if err != nil {
+		return r, err
+	}
+	if err := passes.begin(); err != nil {
 		return r, err
 	}
 	scaleBegan, err := u.scale(&r)
@@ -504,6 +519,9 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		return r, err
 	}
 	scaled := time.Now()
+	if err := passes.end(scaling); err != nil {
+		return r, err
+	}
 	driftBegan, err := u.drift(&r)
 	if err != nil {
 		return r, err
@@ -512,6 +530,9 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		return r, err
 	}
 	drifted := time.Now()
+	if err := passes.end(settingBack); err != nil {
+		return r, err
+	}
 	watchersAfter, err := u.cl.apiserverMetrics()
 	if err != nil {
 		return r, err
@@ -776,6 +797,32 @@ func (u *run) idle(r *result, d time.Duration) (start, end time.Time, err error)
 	}
 	r.idle, r.idleCPU, r.idlePasses = end.Sub(start), cpuAfter-cpuBefore, passesAfter-passesBefore
 	return start, end, nil
+}
+
+// phasePasses counts the passes over a Foo of the phases of a run into its result.
+type phasePasses struct {
+	u     *run
+	r     *result
+	since int
+}
+
+// passCounter counts u's passes over a Foo in each phase into r.passes.
+func (u *run) passCounter(r *result) *phasePasses { return &phasePasses{u: u, r: r} }
+
+// begin reads the passes at the start of a phase.
+func (p *phasePasses) begin() (err error) {
+	p.since, err = p.u.c.passes(p.u.p, p.u.cl.metrics)
+	return err
+}
+
+// end counts the passes since begin, or since the end of the phase before, as phase's.
+func (p *phasePasses) end(phase int) error {
+	now, err := p.u.c.passes(p.u.p, p.u.cl.metrics)
+	if err != nil {
+		return err
+	}
+	p.r.passes[phase], p.since = now-p.since, now
+	return nil
 }
 
 // scale scales every Foo from 1 to 2 replicas and waits until each reports them; it

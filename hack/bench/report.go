@@ -314,6 +314,13 @@ func table(b *strings.Builder, g *group) {
 	line("B3 idle window measured", idle(duration(func(r result) time.Duration { return r.idle })))
 	line("B4 CPU while idle", idle(duration(func(r result) time.Duration { return r.idleCPU })))
 	line("B4 passes over a Foo while idle (the operator's reconciles, the others' synced lines)", idle(count(func(r result) float64 { return float64(r.idlePasses) })))
+	line("passes over a Foo per Foo while converging / scaling / setting back, each until the phase's last event (the operator's reconciles, the others' synced lines)", func(rs []result) string {
+		cells := make([]string, profiledPhases)
+		for phase := range profiledPhases {
+			cells[phase] = spread(rs, func(r result) float64 { return float64(r.passes[phase]) / float64(r.n) }, func(v float64) string { return fmt.Sprintf("%.2f", v) })
+		}
+		return strings.Join(cells, " / ")
+	})
 	line("B5 restart: until a pass over every Foo", duration(func(r result) time.Duration { return r.restart }))
 	line("B5 CPU of that restart", duration(func(r result) time.Duration { return r.restartCPU }))
 	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
