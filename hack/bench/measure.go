@@ -489,7 +489,7 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	passes := u.passCounter(&r)
+	passes := &phasePasses{u: u, r: &r}
 	if err := passes.begin(); err != nil {
 		return r, err
 	}
@@ -805,9 +805,6 @@ type phasePasses struct {
 	r     *result
 	since int
 }
-
-// passCounter counts u's passes over a Foo in each phase into r.passes.
-func (u *run) passCounter(r *result) *phasePasses { return &phasePasses{u: u, r: r} }
 
 // begin reads the passes at the start of a phase.
 func (p *phasePasses) begin() (err error) {
