@@ -136,14 +136,20 @@ verify: lint ## Lint, regenerate every generated file (failing if that changes a
 # ci runs the suites that mostly wait on their clusters side by side, each target's output
 # printed whole when it ends (-O). make verify has just regenerated every generated file and
 # found it current, so the suites side by side do not regenerate them (-o): none rewrites a
-# file another reads. make test-bench runs alone: it pins its contenders to CPUs.
+# file another reads. The longest suite, test/e2e on a real node, runs beside the others that
+# start clusters, one after another (ci-beside-real-node): they take about as long.
 .PHONY: ci
 ci: ## Build every tool, then run make verify and every suite, as CI does (.ci/run): the README's test command.
 	$(MAKE) --no-print-directory -j2 tools
 	$(MAKE) --no-print-directory verify
 	$(MAKE) --no-print-directory -j3 -O -o manifests -o generate -o fmt -o vet test test-min-kube test-scaffold
+	$(MAKE) --no-print-directory -j2 -O test-e2e-real ci-beside-real-node
+
+.PHONY: ci-beside-real-node
+ci-beside-real-node:
+	$(MAKE) --no-print-directory test-chaos CHAOS_SHORT=1
+	$(MAKE) --no-print-directory test-e2e-kwok
 	$(MAKE) --no-print-directory test-bench
-	$(MAKE) --no-print-directory -j2 -O test-e2e test-chaos CHAOS_SHORT=1
 
 ##@ Build
 
@@ -345,9 +351,19 @@ demo-manager:
 .PHONY: demo-down
 demo-down: cluster-down ## Remove everything make demo started.
 
+# E2E_TOOLS are what test/e2e runs on either node: the specs for both run on the simulated
+# one too.
+E2E_TOOLS := metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane monitoring-crds prometheus
+
 .PHONY: test-e2e
-test-e2e: node-check node-tools metrics-server olm-tools grpc-health-probe olmv1-tools kustomize operator-sdk scorecard-test crane monitoring-crds prometheus ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+test-e2e: test-e2e-kwok test-e2e-real ## Run test/e2e on a local cluster with a simulated node, then on one with a real node: what users run, each spec on the node it needs.
+
+.PHONY: test-e2e-kwok
+test-e2e-kwok: cluster-tools $(E2E_TOOLS) ## Run test/e2e on a local cluster with a simulated node: the specs that need no containers.
 	E2E_NODE=kwok go test -tags e2e ./test/e2e -v -timeout 30m -ginkgo.v
+
+.PHONY: test-e2e-real
+test-e2e-real: node-check node-tools $(E2E_TOOLS) ## Run test/e2e on a local cluster with a real node: every spec.
 	E2E_NODE=real go test -tags e2e ./test/e2e -v -timeout 40m -ginkgo.v
 
 # CHAOS_SHORT=1: the short version CI runs: 30 s outages and partitions only, and not the
@@ -419,7 +435,7 @@ bench-large: bench-tools ## Measure the operator against a bare client at 10,000
 .PHONY: test-bench
 test-bench: bench-tools ## Run make bench's and make bench-large's every scenario and contender with 20 Foos (the report is discarded).
 	mkdir -p $(LOCALBIN)/bench-smoke
-	$(LOCALBIN)/bench -dirty -n 20 -limited-n 20 -equal-limits-n "" -repeats 1 -idle 10s -idle-n 20 -profile-n 20 -out $(LOCALBIN)/bench-smoke/report.md
+	$(LOCALBIN)/bench -dirty -n 20 -limited-n 20 -equal-limits-n "" -repeats 1 -idle 10s -idle-n 20 -profile-n 20 -unrelated 500 -out $(LOCALBIN)/bench-smoke/report.md
 
 .PHONY: bench-tools
 bench-tools: cluster-tools sample-controller

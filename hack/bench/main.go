@@ -85,6 +85,7 @@ func main() {
 	profileSizes := flag.String("profile-n", "2000,10000", "comma-separated numbers of Foos at which the convergence, the scale and the setting back are profiled (the operator's and kube-apiserver's CPU; the operator's workqueue depth while converging), in the last repeat; empty for none")
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
+	flag.IntVar(&unrelatedObjects, "unrelated", unrelatedObjects, "how many Deployments, and how many ConfigMaps, B7 adds in a namespace of their own before it restarts the contender")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
 	dirty := flag.Bool("dirty", false, "run on a working tree that differs from its commit: a development run, whose report says so and goes to -out, not "+strings.Join(recordOuts, " or "))
 	out := flag.String("out", defaultOut, "the Markdown report (its plot is written beside it)")

@@ -93,6 +93,9 @@ var manager = "bin/manager"
 // shipped --max-concurrent-reconciles, or -workers.
 var workers int
 
+// unrelatedObjects is how many Deployments, and how many ConfigMaps, B7 adds (-unrelated).
+var unrelatedObjects = 5000
+
 var contenders = map[string]contender{
 	operatorName: {
 		name: "operator", group: fooGroup, crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
@@ -373,8 +376,7 @@ const (
 	namespace = "default"
 	// bench's own requests carry this user agent.
 	driverUserAgent = "bench-driver"
-	// unrelatedObjects is how many Deployments, and how many ConfigMaps, B7 adds.
-	unrelatedObjects   = 5000
+	// unrelatedNamespace holds B7's unrelated objects.
 	unrelatedNamespace = "unrelated"
 	// controllerManagerQPS is kube-controller-manager's client limit (burst twice it) in
 	// every benchmark cluster: at its default of 20, its Deployment and ReplicaSet
