@@ -36,6 +36,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
@@ -134,19 +135,22 @@ func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 // operator's managedFields entries of the Deployment lacked when a pass last looked, with
 // what they were computed from: the desired Deployment's DesiredHashLabel and a digest of
 // those entries. A pass that finds both unchanged (most passes: the steps of a rollout
-// change the Deployment's status, not its managedFields outside it) reuses them instead of
-// typing desired and parsing the entries again, which took a sixth of the operator's CPU
-// and a third of its allocations while 2,000 Foos converged (docs/benchmark-history.md).
-// It holds a few hundred bytes per Foo with a Deployment; forget drops a Foo's.
+// change the Deployment's status, not its managedFields outside it), or the entries
+// unchanged and desired changed in its replicas only (a scale: it sets the same fields),
+// reuses them instead of typing desired and parsing the entries again, which took a sixth
+// of the operator's CPU and a third of its allocations while 2,000 Foos converged
+// (docs/benchmark-history.md). It holds a few hundred bytes per Foo with a Deployment;
+// forget drops a Foo's.
 type ownership struct{ perFoo[lostFields] }
 
-// lostFields are the fields of a desired Deployment (hash: its DesiredHashLabel) that the
-// operator's entries in a Deployment's managedFields (own: their digest, ownDigest) do
-// not own.
+// lostFields are the fields of a desired Deployment (hash: its DesiredHashLabel; replicas:
+// its spec.replicas) that the operator's entries in a Deployment's managedFields (own:
+// their digest, ownDigest) do not own.
 type lostFields struct {
-	hash string
-	own  [sha256.Size]byte
-	lost *fieldpath.Set
+	hash     string
+	replicas int32
+	own      [sha256.Size]byte
+	lost     *fieldpath.Set
 }
 
 // driftOf compares live, the Deployment of foo's name, with desired by ownership: it
@@ -167,12 +171,18 @@ func (m *ownership) driftOf(foo types.NamespacedName, desired *appsv1ac.Deployme
 }
 
 // lost are the fields of desired that the operator's entries in live's managedFields do
-// not own, from memory when neither changed since foo's last pass. The sets it returns are
-// shared: callers do not change them.
+// not own, from memory when neither changed since foo's last pass but for desired's
+// replicas. The sets it returns are shared: callers do not change them.
 func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*fieldpath.Set, error) {
-	hash, own := desired.Labels[DesiredHashLabel], ownDigest(live)
-	if known, ok := m.load(foo); ok && known.hash == hash && known.own == own {
-		return known.lost, nil
+	hash, replicas, own := desired.Labels[DesiredHashLabel], ptr.Deref(desired.Spec.Replicas, 1), ownDigest(live)
+	if known, ok := m.load(foo); ok && known.own == own {
+		switch {
+		case known.hash == hash:
+			return known.lost, nil
+		case hashWithReplicas(desired, known.replicas) == known.hash:
+			m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: known.lost})
+			return known.lost, nil
+		}
 	}
 	want, err := fieldSet(desired)
 	if err != nil {
@@ -189,7 +199,7 @@ func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentA
 		}
 	}
 	lost := want.Difference(owned).Difference(metaFields)
-	m.store(foo, lostFields{hash: hash, own: own, lost: lost})
+	m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: lost})
 	return lost, nil
 }
 

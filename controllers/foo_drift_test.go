@@ -28,7 +28,8 @@ import (
 )
 
 // TestOwnershipRemembersWhatItWasComputedFrom checks that a pass reuses the lost fields of
-// the last only for the same desired Deployment and the same entries of the operator's.
+// the last only for the same entries of the operator's and the same desired Deployment, or
+// one that differs in its replicas only.
 func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	foo := newFoo("remembered", withIdentity("remembered-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
@@ -62,9 +63,13 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 		t.Errorf("a status write since: the lost fields were computed again")
 	}
 	check("the replicas owned again", desired, newDeployment(foo, withOwnedFields(want)), &fieldpath.Set{})
-	check("the replicas taken again", desired, lostReplicas, replicasField)
+	taken := check("the replicas taken again", desired, lostReplicas, replicasField)
 	scaled := DeploymentFor(newFoo("remembered", withIdentity("remembered-uid", 2), withReplicas(3)), testImage)
-	if again := check("another desired Deployment", scaled, lostReplicas, replicasField); again == first {
+	if again := check("a scale: the same fields", scaled, lostReplicas, replicasField); again != taken {
+		t.Errorf("a scale: the lost fields were computed again")
+	}
+	other := DeploymentFor(newFoo("remembered", withIdentity("remembered-uid", 3), withReplicas(3)), "registry.example/nginx:2")
+	if again := check("another desired Deployment", other, lostReplicas, replicasField); again == taken {
 		t.Errorf("another desired Deployment: the lost fields of the last were reused")
 	}
 	m.forget(key)

@@ -149,7 +149,8 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 // once, or, for a slower rollout, the first pass after the delay reports it in progress
 // (once the Deployment controller observed the change, see unobservedReportDelays; not a
 // scale of a Ready Foo, see progressReported), and the next write is its end (or a
-// problem, or a change of Ready), not each step between. Until then the Foo's
+// problem, or a change of Ready, or its scaling deadline passed), not each step between,
+// nor a pass of its own until that deadline. Until then the Foo's
 // observedGeneration still names the generation its status describes, so readers know the
 // status is behind. The Deployment's status changes start the passes; the wait returned
 // starts the one at the delay. A problem (Degraded, whether the operator or the
@@ -196,7 +197,10 @@ func progressReportWait(obs observation, stored, status samplev1alpha1.FooStatus
 		// At most the whole wait, should the API server's clock be ahead of the operator's.
 		return min(due.Sub(applied), due.Sub(now))
 	case progressReported(stored, status):
-		return delay
+		// Only the rollout's end (the Deployment's status changes start that pass), a
+		// problem (so do the Deployment's conditions) or the scaling deadline is written
+		// next, and only the deadline comes without an event.
+		return max(delay, scalingDeadline(d).Sub(now))
 	case meta.IsStatusConditionTrue(stored.Conditions, samplev1alpha1.ReadyCondition) ||
 		meta.IsStatusConditionTrue(status.Conditions, samplev1alpha1.ReadyCondition):
 		return 0 // the report makes the Foo Ready or ends its readiness

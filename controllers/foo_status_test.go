@@ -389,6 +389,9 @@ func TestProgressReportWait(t *testing.T) {
 	unreadyBefore := computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 0, false))}, metav1.NewTime(now.Add(-time.Hour)))
 	// A change of the Deployment after the Deployment controller observed its status.
 	unobserved := func(d *appsv1.Deployment) { d.Generation++ }
+	// The wait until the scaling deadline of a Deployment the operator changed 20 s ago: its
+	// progress deadline (600 s, the default) less those 20 s.
+	const untilDeadline = 10*time.Minute - 20*time.Second
 	tests := []struct {
 		name   string
 		foo    *samplev1alpha1.Foo // foo unless set
@@ -399,9 +402,9 @@ func TestProgressReportWait(t *testing.T) {
 		noSpare, massRollout bool
 		want                 time.Duration
 	}{
-		{name: "a scale of a Ready Foo past the delay, the Foo still Ready, waits for its end",
+		{name: "a scale of a Ready Foo past the delay, the Foo still Ready, waits for its end, or its scaling deadline",
 			foo: scaled, stored: readyBefore,
-			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(2))}, want: delay},
+			obs: observation{deployment: newDeployment(scaled, appliedAgo(20*time.Second), withRollout(3, 3, true), withPodsLost(2))}, want: untilDeadline},
 		{name: "a scale of a Ready Foo past its progress deadline is written",
 			foo: scaled, stored: readyBefore,
 			obs: observation{deployment: newDeployment(scaled, appliedAgo(11*time.Minute), withRollout(3, 3, true), withPodsLost(2))}},
@@ -430,26 +433,26 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "a change the Deployment controller has not observed a minute later is written when the Deployment reported itself unavailable, short of the replicas asked for",
 			stored: readyBefore,
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(2*time.Minute), withRollout(2, 1, false), unobserved)}},
-		{name: "a rollout past the delay already reported in progress waits for its end",
+		{name: "a rollout past the delay already reported in progress waits for its end, or its scaling deadline",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: delay},
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false))}, want: untilDeadline},
 		{name: "pods the Deployment cannot create during a rollout already reported in progress are written",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 1, false), withReplicaFailure())}},
 		{name: "pods the Deployment cannot create within the delay are written",
 			obs: observation{deployment: newDeployment(foo, appliedAgo(5*time.Second), withRollout(2, 0, false), withReplicaFailure())}},
-		{name: "a rollout reported in progress that moves on to scaling waits for its end",
+		{name: "a rollout reported in progress that moves on to scaling waits for its end, or its scaling deadline",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second))}, metav1.NewTime(now.Add(-time.Second))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, want: delay},
-		{name: "a scale reported in progress whose Deployment turns unavailable while the Foo stays Ready waits for its end",
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, want: untilDeadline},
+		{name: "a scale reported in progress whose Deployment turns unavailable while the Foo stays Ready waits for its end, or its scaling deadline",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1))}, metav1.NewTime(now.Add(-time.Second))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}, want: delay},
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}, want: untilDeadline},
 		{name: "a rollout reported in progress whose Foo turns Ready is written",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(0), withUnavailable())}, metav1.NewTime(now.Add(-time.Second))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 2, true), withPodsLost(1), withUnavailable())}},
-		{name: "setting back another writer's scale past the delay, the Foo's generation reported and Ready kept, waits for its end",
+		{name: "setting back another writer's scale past the delay, the Foo's generation reported and Ready kept, waits for its end, or its scaling deadline",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
-			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(3, 3, true))}, want: delay},
+			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(3, 3, true))}, want: untilDeadline},
 		{name: "setting back another writer's scale to 0 past the delay is written: the Foo is not Ready",
 			stored: computeStatus(foo, observation{deployment: newDeployment(foo, appliedAgo(time.Hour), withRollout(2, 2, true))}, metav1.NewTime(now.Add(-time.Hour))),
 			obs:    observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, true), withUnavailable())}},
@@ -473,7 +476,7 @@ func TestProgressReportWait(t *testing.T) {
 		{name: "a degraded Foo is written without tokens to spare", noSpare: true,
 			obs: observation{deployment: newDeployment(foo, appliedAgo(time.Minute)), reason: samplev1alpha1.DeploymentWriteFailedReason, message: "refused", retryErr: errors.New("refused")}},
 		{name: "a rollout past the delay in a mass rollout waits for its progress deadline",
-			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: 10*time.Minute - 20*time.Second},
+			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(20*time.Second), withRollout(2, 0, false))}, want: untilDeadline},
 		{name: "a change the Deployment controller has not observed a minute later in a mass rollout waits for its progress deadline",
 			massRollout: true, obs: observation{deployment: newDeployment(foo, appliedAgo(unobservedReportDelays*delay))}, want: 10*time.Minute - unobservedReportDelays*delay},
 		{name: "a rollout past its progress deadline in a mass rollout is written",
