@@ -71,12 +71,20 @@ up() {
 				printf '  - key: %s\n    value: "%s"\n' manage-all-nodes false \
 					manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
 			fi
+			# kube-controller-manager and kube-scheduler without leader election: one of each runs,
+			# and nothing restarts them, as the kubelet does the static pods of a cluster's control
+			# plane. With it, either exits when a renewal of its Lease misses its deadline (10 s),
+			# as under the load of suites side by side on 2 cores, and the cluster has no
+			# Deployment or HPA controller, or no scheduler, from then on.
 			# LOCAL_CLUSTER_KCM_QPS: kube-controller-manager's --kube-api-qps, and twice it its burst
 			# (make bench: thousands of Deployments roll out in minutes); its defaults otherwise.
+			printf -- '- name: kube-controller-manager\n  extraArgs:\n'
+			printf '  - key: %s\n    value: "%s"\n' leader-elect false
 			if [ -n "${LOCAL_CLUSTER_KCM_QPS:-}" ]; then
-				printf -- '- name: kube-controller-manager\n  extraArgs:\n'
 				printf '  - key: %s\n    value: "%s"\n' kube-api-qps "$LOCAL_CLUSTER_KCM_QPS" kube-api-burst "$((2 * LOCAL_CLUSTER_KCM_QPS))"
 			fi
+			printf -- '- name: kube-scheduler\n  extraArgs:\n'
+			printf '  - key: %s\n    value: "%s"\n' leader-elect false
 			printf 'options:\n  metricsServerManifests:\n  - %s/manifests/base\n' \
 				"$(cd "$root/hack/tools/metrics-server" && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)"
 			printf '  %s: %s\n' kubeApiserverPort "${ports[0]}" etcdPort "${ports[1]}" etcdPeerPort "${ports[2]}" \

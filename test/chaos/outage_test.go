@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
+	"github.com/example/foo-operator/test/framework"
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
@@ -89,8 +89,9 @@ func outageSpec(component string, outage time.Duration, converging bool) {
 		Eventually(apiAnswers).WithTimeout(5 * time.Minute).Should(Succeed())
 		back := time.Now()
 		figures.add(scenario, fmt.Sprintf("time from %s started again to the API answering (readyz; as the operator, lists of Foos and Deployments and its Lease)", component), back.Sub(restarted).Round(time.Second))
-		// The kubelet restarts the control plane's static pods; kube-controller-manager
-		// and kube-scheduler exit when they cannot renew their Lease.
+		// The kubelet restarts the control plane's static pods, should one have exited
+		// (kube-controller-manager and kube-scheduler run without leader election here,
+		// hack/local-cluster.sh: they wait for the API server rather than exit).
 		restartExitedComponents()
 
 		if converging {
@@ -155,12 +156,11 @@ func apiAnswers() error {
 	return asOperator.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: suite.LeaderElectionLease()}, &coordinationv1.Lease{})
 }
 
-// clusterComponent is a process of the local cluster, which kwokctl (runtime binary) started
-// and tracks by a pid file: a spec stops it and starts it again with the command line it
-// ran with.
+// clusterComponent is a process of the local cluster, with the command line it ran with: a
+// spec stops it and starts it again with that command line.
 type clusterComponent struct {
-	name, pidFile, dir, log string
-	argv                    []string
+	framework.Component
+	argv []string
 }
 
 // clusterComponents are the local cluster's processes, read once it is up.
@@ -169,67 +169,52 @@ var clusterComponents = map[string]*clusterComponent{}
 // readClusterComponents records how every process of the local cluster was started.
 func readClusterComponents() {
 	GinkgoHelper()
-	dir, err := cluster.ComponentsDir()
+	components, err := cluster.Components()
 	Expect(err).NotTo(HaveOccurred())
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
-		c := &clusterComponent{name: name, dir: dir, pidFile: filepath.Join(dir, "pids", name+".pid"), log: filepath.Join(dir, "logs", name+".log")}
+	for _, component := range components {
+		c := &clusterComponent{Component: component}
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid()))
 		Expect(err).NotTo(HaveOccurred())
 		c.argv = strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		clusterComponents[name] = c
+		clusterComponents[c.Name] = c
 	}
 }
 
 func (c *clusterComponent) pid() int {
 	GinkgoHelper()
-	raw, err := os.ReadFile(c.pidFile)
-	Expect(err).NotTo(HaveOccurred())
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	pid, err := c.Pid()
 	Expect(err).NotTo(HaveOccurred())
 	return pid
-}
-
-// running reports whether the process is alive: neither gone nor a zombie (the machine's
-// init does not reap the processes kwokctl leaves to it).
-func (c *clusterComponent) running() bool {
-	GinkgoHelper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.pid()))
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ...
-	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
 }
 
 // kill stops the process at once, as a crash or a lost machine does.
 func (c *clusterComponent) kill() {
 	GinkgoHelper()
 	Expect(syscall.Kill(c.pid(), syscall.SIGKILL)).To(Succeed())
-	Eventually(c.running).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(BeFalse())
+	Eventually(c.Running).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(BeFalse())
 }
 
 // start runs the process again as kwokctl started it, and records its pid where kwokctl
 // looks for it (hack/local-cluster.sh down stops it).
 func (c *clusterComponent) start() {
 	GinkgoHelper()
-	log, err := os.OpenFile(c.log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	log, err := os.OpenFile(c.Log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	Expect(err).NotTo(HaveOccurred())
 	defer log.Close()
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, log, log
+	cmd.Dir, cmd.Stdout, cmd.Stderr = c.Dir, log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	Expect(cmd.Start()).To(Succeed())
 	go func() { _ = cmd.Wait() }()
-	Expect(os.WriteFile(c.pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)).To(Succeed())
+	Expect(os.WriteFile(c.PidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)).To(Succeed())
 }
 
 // restartExitedComponents starts the cluster's processes that exited.
 func restartExitedComponents() {
 	GinkgoHelper()
 	for _, c := range clusterComponents {
-		if !c.running() {
-			GinkgoWriter.Printf("restarting %s, which exited\n", c.name)
+		if !c.Running() {
+			GinkgoWriter.Printf("restarting %s, which exited\n", c.Name)
 			c.start()
 		}
 	}

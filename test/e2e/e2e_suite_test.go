@@ -148,6 +148,9 @@ var _ = BeforeSuite(func() {
 	}
 })
 
+// A spec that fails says which of the control plane's processes exited, if any.
+var _ = AfterEach(func() { env.ReportExitedComponentsOnFailure() })
+
 // releaseToUsersRegistry starts the user's registry and publishes v0.1.0 and v0.2.0 there
 // with make release, then builds v0.3.0 and the catalog of the upgrade graph.
 func releaseToUsersRegistry() {

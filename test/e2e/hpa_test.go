@@ -162,18 +162,20 @@ func loadPods(foo *samplev1alpha1.Foo) (stop func()) {
 // the HPA and the load's pods report (hpaState, read only then).
 func expectScaledUp(foo *samplev1alpha1.Foo, hpa *autoscalingv2.HorizontalPodAutoscaler, maxReplicas int32) int32 {
 	GinkgoHelper()
-	if !cluster.RealNode {
-		expectScaledTo(foo, maxReplicas)
-		return maxReplicas
-	}
 	var peak int32
 	Eventually(func(g Gomega) {
 		got := &samplev1alpha1.Foo{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(foo), got)).To(Succeed())
 		peak = got.Spec.DesiredReplicas()
 		g.Expect(peak).To(BeNumerically(">", ptr.Deref(hpa.Spec.MinReplicas, 1)), func() string { return "the HPA scaled the Foo up; " + hpaState(hpa) })
+		if !cluster.RealNode {
+			g.Expect(peak).To(Equal(maxReplicas), func() string { return "the HPA scaled the Foo to maxReplicas; " + hpaState(hpa) })
+		}
 		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	if !cluster.RealNode {
+		expectScaledTo(foo, maxReplicas) // and its pods run
+	}
 	return peak
 }
 

@@ -118,6 +118,56 @@ func (c *Cluster) ComponentsDir() (string, error) {
 	return dirs[0], nil
 }
 
+// Component is a process of the cluster that kwokctl (runtime binary) started and tracks by
+// a pid file: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok-controller
+// and metrics-server where it runs.
+type Component struct {
+	Name, Dir, PidFile, Log string
+}
+
+// Components are the cluster's processes, one per pid file kwokctl wrote.
+func (c *Cluster) Components() ([]Component, error) {
+	dir, err := c.ComponentsDir()
+	if err != nil {
+		return nil, err
+	}
+	pidFiles, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
+	if err != nil || len(pidFiles) == 0 {
+		return nil, fmt.Errorf("the pid files of %s: %v (%v)", dir, pidFiles, err)
+	}
+	components := make([]Component, 0, len(pidFiles))
+	for _, f := range pidFiles {
+		name := strings.TrimSuffix(filepath.Base(f), ".pid")
+		components = append(components, Component{Name: name, Dir: dir, PidFile: f, Log: filepath.Join(dir, "logs", name+".log")})
+	}
+	return components, nil
+}
+
+// Pid is the process's id, from its pid file.
+func (c Component) Pid() (int, error) {
+	raw, err := os.ReadFile(c.PidFile)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(raw)))
+}
+
+// Running reports whether the process is alive: neither gone nor a zombie (the machine's
+// init does not reap the processes kwokctl leaves to it).
+func (c Component) Running() bool {
+	pid, err := c.Pid()
+	if err != nil {
+		return false
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
 // AuditLog is the path of kube-apiserver's audit log.
 func (c *Cluster) AuditLog() (string, error) {
 	dir, err := c.ComponentsDir()

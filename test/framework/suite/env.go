@@ -125,13 +125,37 @@ func (e *Env) ReportOLMStateOnFailure(ns string) {
 	}
 	reportOLMState(e.Client, ns)
 	for _, name := range []string{"olm", "catalog"} {
-		log, _ := os.ReadFile(filepath.Join(e.Cluster.Dir, name+".log"))
-		if len(log) > 20000 {
-			log = log[len(log)-20000:]
+		reportLogTail(name+" log (tail)", filepath.Join(e.Cluster.Dir, name+".log"))
+	}
+}
+
+// ReportExitedComponentsOnFailure adds, to the report of a failed spec, the processes of the
+// cluster's control plane that are no longer running (nothing restarts them, as the kubelet
+// would a static pod), with the tails of their logs.
+func (e *Env) ReportExitedComponentsOnFailure() {
+	if !ginkgo.CurrentSpecReport().Failed() {
+		return
+	}
+	components, err := e.Cluster.Components()
+	if err != nil {
+		ginkgo.AddReportEntry("the control plane's processes", err.Error())
+		return
+	}
+	for _, c := range components {
+		if !c.Running() {
+			reportLogTail(c.Name+" exited; its log (tail)", c.Log)
 		}
-		if len(log) > 0 {
-			ginkgo.AddReportEntry(name+" log (tail)", string(log))
-		}
+	}
+}
+
+// reportLogTail adds the last 20,000 bytes of the log at path to the spec's report, if any.
+func reportLogTail(name, path string) {
+	log, _ := os.ReadFile(path)
+	if len(log) > 20000 {
+		log = log[len(log)-20000:]
+	}
+	if len(log) > 0 {
+		ginkgo.AddReportEntry(name, string(log))
 	}
 }
 
