@@ -138,8 +138,9 @@ verify: lint ## Lint, regenerate every generated file (failing if that changes a
 # found it current, so the suites side by side do not regenerate them (-o): none rewrites a
 # file another reads. test/e2e on a simulated node, then on a real one (the longest), runs
 # beside the short chaos suite, then make test-bench. The two e2e runs do not overlap: beside
-# the real node's, the simulated node's HorizontalPodAutoscaler did not scale in 5 minutes
-# (docs/development.md).
+# the real node's, the simulated node's HorizontalPodAutoscaler did not scale in 5 minutes, most
+# likely because its kube-controller-manager had exited, which the local cluster no longer lets
+# a stall cause (docs/development.md).
 .PHONY: ci
 ci: ## Build every tool, then run make verify and every suite, as CI does (.ci/run): the README's test command.
 	$(MAKE) --no-print-directory -j2 tools
