@@ -19,7 +19,9 @@ package framework
 import (
 	"encoding/base64"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +87,27 @@ func TestAuditLog(t *testing.T) {
 	g.Expect(os.Remove(path)).To(Succeed())
 	_, err = ReadAudit(path)
 	g.Expect(err).To(HaveOccurred(), "the log itself is always there")
+}
+
+func TestComponentsRunningOrExited(t *testing.T) {
+	g := NewWithT(t)
+	c := &Cluster{Dir: t.TempDir()}
+	_, err := c.Components()
+	g.Expect(err).To(HaveOccurred(), "a cluster without its kwokctl directory")
+
+	dir := filepath.Join(c.Dir, "clusters", "foo-1")
+	g.Expect(os.MkdirAll(filepath.Join(dir, "pids"), 0o755)).To(Succeed())
+	exited := exec.Command("true")
+	g.Expect(exited.Run()).To(Succeed()) // reaped: its pid names no process
+	for name, pid := range map[string]int{"kube-apiserver": os.Getpid(), "kube-controller-manager": exited.Process.Pid} {
+		g.Expect(os.WriteFile(filepath.Join(dir, "pids", name+".pid"), []byte(strconv.Itoa(pid)+"\n"), 0o644)).To(Succeed())
+	}
+	components, err := c.Components()
+	g.Expect(err).NotTo(HaveOccurred())
+	running := map[string]bool{}
+	for _, component := range components {
+		g.Expect(component.Log).To(Equal(filepath.Join(dir, "logs", component.Name+".log")))
+		running[component.Name] = component.Running()
+	}
+	g.Expect(running).To(Equal(map[string]bool{"kube-apiserver": true, "kube-controller-manager": false}))
 }
