@@ -19,9 +19,12 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +58,15 @@ func profileUntil(done <-chan struct{}, get func(seconds int) ([]byte, error)) (
 		default:
 		}
 	}
+}
+
+// writeProfile writes p to path.
+func writeProfile(p *profile.Profile, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(p.Write(f), f.Close())
 }
 
 // operatorCPUProfile gets one CPU profile of the operator from its pprof endpoint.
@@ -199,9 +211,17 @@ type phaseProfile struct {
 	operator, apiserver cpuFigures
 }
 
+// keptProfiles is the directory (-profile-dir) where profilePhase keeps the CPU profiles it
+// merged, for go tool pprof; none when empty.
+var keptProfiles string
+
+// phaseFiles are what the kept profiles' file names call each profiled phase.
+var phaseFiles = [profiledPhases]string{converging: "converging", scaling: "scaling", settingBack: "setting-back"}
+
 // profilePhase profiles, from now until done is closed, the CPU of kube-apiserver and,
-// for the operator, of the operator; wait returns their figures.
-func profilePhase(c contender, cl *cluster, done <-chan struct{}) (wait func() (phaseProfile, error)) {
+// for the operator, of the operator; wait returns their figures. With keptProfiles it keeps
+// each profile there as <kept>-<process>.pb.gz.
+func profilePhase(c contender, cl *cluster, kept string, done <-chan struct{}) (wait func() (phaseProfile, error)) {
 	type result struct {
 		f   cpuFigures
 		err error
@@ -210,6 +230,9 @@ func profilePhase(c contender, cl *cluster, done <-chan struct{}) (wait func() (
 		out := make(chan result, 1)
 		go func() {
 			p, err := profileUntil(done, get)
+			if err == nil && kept != "" {
+				err = writeProfile(p, kept+"-"+name+".pb.gz")
+			}
 			if err != nil {
 				out <- result{err: fmt.Errorf("CPU profile of %s: %w", name, err)}
 				return
@@ -241,7 +264,12 @@ func (u *run) profiling(r *result, phase int) (end func() error) {
 		return func() error { return nil }
 	}
 	done := make(chan struct{})
-	wait := profilePhase(u.c, u.cl, done)
+	var kept string
+	if keptProfiles != "" {
+		kept = filepath.Join(keptProfiles, strings.Join([]string{strings.ReplaceAll(u.c.name, " ", "-"),
+			strings.ReplaceAll(u.l.String(), "/", "-"), strconv.Itoa(u.n), phaseFiles[phase]}, "-"))
+	}
+	wait := profilePhase(u.c, u.cl, kept, done)
 	return func() error {
 		close(done)
 		var err error

@@ -87,6 +87,7 @@ func main() {
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
 	flag.IntVar(&unrelatedObjects, "unrelated", unrelatedObjects, "how many Deployments, and how many ConfigMaps, B7 adds in a namespace of their own before it restarts the contender")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
+	flag.StringVar(&keptProfiles, "profile-dir", "", "a directory where the profiled runs keep their CPU profiles (the operator's and kube-apiserver's, of each phase), named <contender>-<client limits>-<Foos>-<phase>-<process>.pb.gz; none when empty")
 	dirty := flag.Bool("dirty", false, "run on a working tree that differs from its commit: a development run, whose report says so and goes to -out, not "+strings.Join(recordOuts, " or "))
 	out := flag.String("out", defaultOut, "the Markdown report (its plot is written beside it)")
 	flag.Parse()
