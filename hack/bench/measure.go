@@ -19,6 +19,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,6 +365,9 @@ type result struct {
 	// converging (the operator's metrics).
 	workers int
 	queue   queueFigures
+	// controllerQueues are kube-controller-manager's workqueues (controllerQueues) while the
+	// Foos converged and while they scaled, by queue name.
+	controllerQueues [scaling + 1]map[string]queueFigures
 	// profiled: profiles are CPU profiles of the operator and of kube-apiserver in each of
 	// the phases (while the Foos converged, scaled and were set back), and queue.maxDepth
 	// the operator's deepest workqueue while they converged. They add to mem and peakRSS
@@ -662,6 +667,10 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 	if err != nil {
 		return began, converged, err
 	}
+	queues, err := u.cl.controllerQueueScrape()
+	if err != nil {
+		return began, converged, err
+	}
 	u.t.begin(1)
 	done := make(chan struct{})
 	depth := func() int { return 0 }
@@ -692,6 +701,9 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		return began, converged, err
 	}
 	r.convergeCluster = cpuAfter.since(cpuBefore)
+	if r.controllerQueues[converging], err = queues(); err != nil {
+		return began, converged, err
+	}
 	r.convergeReady = latenciesOf(u.t.times(created, false))
 	apiserverAfter, err := u.cl.apiserverMetrics()
 	if err != nil {
@@ -703,7 +715,7 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		if err != nil {
 			return began, converged, err
 		}
-		r.queue = queueBetween(operatorBefore, operatorAfter)
+		r.queue = queueBetween(operatorBefore, operatorAfter, fooController)
 		r.queue.maxDepth = depth()
 		workers, ok := gauge(operatorAfter, maxWorkers)
 		if !ok {
@@ -832,6 +844,10 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 	if err != nil {
 		return began, err
 	}
+	queues, err := u.cl.controllerQueueScrape()
+	if err != nil {
+		return began, err
+	}
 	u.t.begin(2)
 	profiled := u.profiling(r, scaling)
 	began = time.Now()
@@ -855,6 +871,9 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 		return began, err
 	}
 	r.scaleCluster = after.since(before)
+	if r.controllerQueues[scaling], err = queues(); err != nil {
+		return began, err
+	}
 	r.scaleReady = latenciesOf(u.t.times(changed, false))
 	return began, nil
 }
@@ -983,6 +1002,58 @@ func (cl *cluster) apiserverMetrics() ([]sample, error) {
 		return nil, fmt.Errorf("kube-apiserver's metrics: %w", err)
 	}
 	return parseSamples(string(raw), requestDuration+"_bucket", longRunning, terminatedWatchers)
+}
+
+// controllerQueueScrape scrapes kube-controller-manager's metrics for its workqueues
+// (controllerQueues); since scrapes them again and returns each queue's figures in between.
+func (cl *cluster) controllerQueueScrape() (since func() (map[string]queueFigures, error), err error) {
+	before, err := cl.controllerManagerMetrics()
+	if err != nil {
+		return nil, err
+	}
+	return func() (map[string]queueFigures, error) {
+		after, err := cl.controllerManagerMetrics()
+		if err != nil {
+			return nil, err
+		}
+		return controllerQueuesBetween(before, after), nil
+	}, nil
+}
+
+// controllerManagerMetrics scrapes kube-controller-manager's workqueue metrics, at the port
+// of kwokctl's configuration of the cluster (kwok.yaml), on a path it serves without
+// credentials (kwokctl's --authorization-always-allow-paths).
+func (cl *cluster) controllerManagerMetrics() ([]sample, error) {
+	dir, err := cl.ComponentsDir()
+	if err != nil {
+		return nil, err
+	}
+	config, err := os.ReadFile(filepath.Join(dir, "kwok.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var port string
+	for line := range strings.SplitSeq(string(config), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "kubeControllerManagerPort:"); ok {
+			port = strings.TrimSpace(v)
+		}
+	}
+	if port == "" {
+		return nil, fmt.Errorf("no kubeControllerManagerPort in %s", filepath.Join(dir, "kwok.yaml"))
+	}
+	resp, err := loopbackTLS.Get("https://127.0.0.1:" + port + "/metrics") //nolint:noctx // bounded by the client's timeout
+	if err != nil {
+		return nil, fmt.Errorf("kube-controller-manager's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %s", resp.Status, body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kube-controller-manager's metrics: %w", err)
+	}
+	return parseSamples(string(body), queueDuration+"_bucket", workDuration+"_bucket")
 }
 
 // clusterStarts makes clusters start one at a time, as they had to while kwokctl picked

@@ -270,26 +270,45 @@ const (
 // fooController keeps the series of the operator's controller "foo".
 func fooController(l map[string]string) bool { return l["controller"] == "foo" }
 
-// queueFigures are the operator's workqueue while it converged the Foos: the p50 and p99
-// of the time a Foo waited in the queue and of the time a reconcile took, and the deepest
-// the queue was when sampled.
+// queueFigures are a workqueue between two scrapes: the p50 and p99 of the time an item
+// waited in the queue and of the time its work took, how many items were worked on, and (the
+// operator's, while it converged the Foos) the deepest the queue was when sampled.
 type queueFigures struct {
 	waitP50, waitP99, workP50, workP99 time.Duration
+	worked                             float64
 	maxDepth                           int
 }
 
-// queueBetween computes the workqueue's latencies between two scrapes of the operator's
-// metrics.
-func queueBetween(before, after []sample) queueFigures {
+// queueBetween computes the figures of the workqueue whose series keep selects between
+// two scrapes of its process's metrics.
+func queueBetween(before, after []sample, keep func(map[string]string) bool) queueFigures {
 	var f queueFigures
 	for _, h := range []struct {
 		name     string
 		p50, p99 *time.Duration
 	}{{queueDuration, &f.waitP50, &f.waitP99}, {workDuration, &f.workP50, &f.workP99}} {
-		d := since(histograms(after, h.name, fooController, "")[""], histograms(before, h.name, fooController, "")[""])
+		d := since(histograms(after, h.name, keep, "")[""], histograms(before, h.name, keep, "")[""])
 		*h.p50, *h.p99 = fromSeconds(quantile(0.5, d)), fromSeconds(quantile(0.99, d))
+		if h.name == workDuration {
+			f.worked = observations(d)
+		}
 	}
 	return f
+}
+
+// controllerQueues are kube-controller-manager's workqueues the benchmark reads: those of its
+// Deployment and ReplicaSet controllers, which roll out every contender's Deployments
+// (client-go's workqueue metrics, by queue name).
+var controllerQueues = []string{"deployment", "replicaset"}
+
+// controllerQueuesBetween computes the figures of each of controllerQueues between two
+// scrapes of kube-controller-manager's metrics.
+func controllerQueuesBetween(before, after []sample) map[string]queueFigures {
+	out := map[string]queueFigures{}
+	for _, q := range controllerQueues {
+		out[q] = queueBetween(before, after, func(l map[string]string) bool { return l["name"] == q })
+	}
+	return out
 }
 
 // gauge is the value of the operator's gauge name of controller "foo", and whether there

@@ -123,9 +123,9 @@ workqueue_depth{controller="foo",name="foo",priority=""} 7
 `, n, 2*n, 2*n, 2*n, 2*n)
 	}
 	names := []string{queueDuration + "_bucket", workDuration + "_bucket", maxWorkers, queueDepth}
-	f := queueBetween(scrape(t, body(0), names...), scrape(t, body(100), names...))
+	f := queueBetween(scrape(t, body(0), names...), scrape(t, body(100), names...), fooController)
 	// Waits: 100 under 1 ms, 100 in (1 ms, 10 ms]; work: all 200 in (1 ms, 10 ms].
-	if f.waitP50 != time.Millisecond || f.waitP99 != 9820*time.Microsecond || f.workP50 != 5500*time.Microsecond {
+	if f.waitP50 != time.Millisecond || f.waitP99 != 9820*time.Microsecond || f.workP50 != 5500*time.Microsecond || f.worked != 200 {
 		t.Errorf("got %+v", f)
 	}
 	if w, ok := gauge(scrape(t, body(0), names...), maxWorkers); !ok || w != 2 {
@@ -230,5 +230,37 @@ apiserver_longrunning_requests{group="",resource="pods",scope="cluster",subresou
 	}
 	if got := terminatedWatchersSince(after, after); len(got) != 0 {
 		t.Errorf("terminatedWatchersSince of one scrape = %v, want none", got)
+	}
+}
+
+// TestControllerQueuesBetween checks kube-controller-manager's workqueue figures: each of
+// controllerQueues by its name, the other queues left out.
+func TestControllerQueuesBetween(t *testing.T) {
+	body := func(n int) string {
+		return fmt.Sprintf(`workqueue_queue_duration_seconds_bucket{name="deployment",le="0.1"} 0
+workqueue_queue_duration_seconds_bucket{name="deployment",le="1"} %d
+workqueue_queue_duration_seconds_bucket{name="deployment",le="+Inf"} %d
+workqueue_work_duration_seconds_bucket{name="deployment",le="0.1"} 0
+workqueue_work_duration_seconds_bucket{name="deployment",le="1"} %d
+workqueue_work_duration_seconds_bucket{name="deployment",le="+Inf"} %d
+workqueue_work_duration_seconds_bucket{name="replicaset",le="0.1"} %d
+workqueue_work_duration_seconds_bucket{name="replicaset",le="1"} %d
+workqueue_work_duration_seconds_bucket{name="replicaset",le="+Inf"} %d
+workqueue_work_duration_seconds_bucket{name="garbage_collector_graph_changes",le="0.1"} 0
+workqueue_work_duration_seconds_bucket{name="garbage_collector_graph_changes",le="1"} 0
+workqueue_work_duration_seconds_bucket{name="garbage_collector_graph_changes",le="+Inf"} %d
+`, n, n, n, n, 3*n, 3*n, 3*n, 1000*n)
+	}
+	names := []string{queueDuration + "_bucket", workDuration + "_bucket"}
+	qs := controllerQueuesBetween(scrape(t, body(10), names...), scrape(t, body(30), names...))
+	if len(qs) != 2 {
+		t.Fatalf("got queues %v, want deployment and replicaset", qs)
+	}
+	// deployment: 20 waits and syncs in (0.1 s, 1 s]; replicaset: 60 syncs under 0.1 s.
+	if d := qs["deployment"]; d.worked != 20 || d.waitP50 != 550*time.Millisecond || d.workP99 != 991*time.Millisecond {
+		t.Errorf("deployment: got %+v", d)
+	}
+	if rs := qs["replicaset"]; rs.worked != 60 || rs.waitP50 != 0 || rs.workP50 != 50*time.Millisecond {
+		t.Errorf("replicaset: got %+v", rs)
 	}
 }

@@ -96,6 +96,11 @@ var readingGuide = `How to read it:
   between a scrape before the Foos were created and one once they were ready (histogram_quantile,
   linear within a bucket), by verb, of requests for resources (not /metrics nor /debug/pprof)
   other than the long-running WATCH and CONNECT.
+- kube-controller-manager's workqueues are those of its Deployment and ReplicaSet controllers,
+  which roll out every contender's Deployments alike (client-go's workqueue metrics, from its
+  /metrics before the phase and once it ended): the syncs per Foo, how long a key waited in the
+  queue and how long a sync took. Where a phase waits on the cluster rather than on the
+  contender, they show it.
 - The bare client is the lower bound: the same work (the operator's Deployment for each Foo,
   its pod template included, its replicas, the Foo's availableReplicas), the same client limits,
   as many workers and the same cache scope as the operator, and nothing else. What the operator does beyond it shows in the difference: an event
@@ -407,6 +412,19 @@ func table(b *strings.Builder, g *group) {
 			short(func(r result) time.Duration { return r.queue.waitP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.waitP99 })(rs) + "; " +
 			short(func(r result) time.Duration { return r.queue.workP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.workP99 })(rs)
 	})
+	for phase, what := range []string{converging: "converging", scaling: "scaling"} {
+		line("kube-controller-manager's Deployment and ReplicaSet controllers while "+what+" (its cluster: every contender's Deployments): syncs per Foo; a key's wait in the queue p50 / p99; a sync p50 / p99 (decade buckets)", func(rs []result) string {
+			cells := make([]string, 0, len(controllerQueues))
+			for _, q := range controllerQueues {
+				of := func(r result) queueFigures { return r.controllerQueues[phase][q] }
+				cells = append(cells, fmt.Sprintf("%s %s; %s / %s; %s / %s", q,
+					spread(rs, func(r result) float64 { return of(r).worked / float64(r.n) }, func(v float64) string { return fmt.Sprintf("%.2f", v) }),
+					short(func(r result) time.Duration { return of(r).waitP50 })(rs), short(func(r result) time.Duration { return of(r).waitP99 })(rs),
+					short(func(r result) time.Duration { return of(r).workP50 })(rs), short(func(r result) time.Duration { return of(r).workP99 })(rs)))
+			}
+			return strings.Join(cells, ", ")
+		})
+	}
 	b.WriteString("\n")
 }
 

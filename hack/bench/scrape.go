@@ -76,12 +76,13 @@ func newMetricsClient(kubeconfig string, kube kubernetes.Interface) (*metricsCli
 	if err != nil {
 		return nil, err
 	}
-	return &metricsClient{
-		// The operator's certificate is self-signed when no --metrics-cert-dir is given.
-		http:  &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}, //nolint:gosec // loopback, self-signed
-		token: token.Status.Token,
-	}, nil
+	return &metricsClient{http: loopbackTLS, token: token.Status.Token}, nil
 }
+
+// loopbackTLS is the client of the metrics endpoints the benchmark reads on this machine,
+// whose certificates are self-signed: the operator's (when no --metrics-cert-dir is given)
+// and kube-controller-manager's.
+var loopbackTLS = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback, self-signed
 
 // get scrapes the metrics once.
 func (m *metricsClient) get() (string, error) {
