@@ -19,8 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1041,19 +1039,11 @@ func (cl *cluster) controllerManagerMetrics() ([]sample, error) {
 	if port == "" {
 		return nil, fmt.Errorf("no kubeControllerManagerPort in %s", filepath.Join(dir, "kwok.yaml"))
 	}
-	resp, err := loopbackTLS.Get("https://127.0.0.1:" + port + "/metrics") //nolint:noctx // bounded by the client's timeout
+	body, err := getMetrics("https://127.0.0.1:"+port+"/metrics", "")
 	if err != nil {
 		return nil, fmt.Errorf("kube-controller-manager's metrics: %w", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("%s: %s", resp.Status, body)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("kube-controller-manager's metrics: %w", err)
-	}
-	return parseSamples(string(body), queueDuration+"_bucket", workDuration+"_bucket")
+	return parseSamples(body, queueDuration+"_bucket", workDuration+"_bucket")
 }
 
 // clusterStarts makes clusters start one at a time, as they had to while kwokctl picked

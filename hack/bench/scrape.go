@@ -48,7 +48,6 @@ const scrapeInterval = 30 * time.Second
 // over HTTPS with the token of a ServiceAccount bound to the metrics-reader ClusterRole
 // (config/rbac), which the operator checks with a TokenReview and a SubjectAccessReview.
 type metricsClient struct {
-	http  *http.Client
 	token string
 }
 
@@ -76,7 +75,7 @@ func newMetricsClient(kubeconfig string, kube kubernetes.Interface) (*metricsCli
 	if err != nil {
 		return nil, err
 	}
-	return &metricsClient{http: loopbackTLS, token: token.Status.Token}, nil
+	return &metricsClient{token: token.Status.Token}, nil
 }
 
 // loopbackTLS is the client of the metrics endpoints the benchmark reads on this machine,
@@ -86,19 +85,27 @@ var loopbackTLS = &http.Client{Timeout: 10 * time.Second, Transport: &http.Trans
 
 // get scrapes the metrics once.
 func (m *metricsClient) get() (string, error) {
-	req, err := http.NewRequest(http.MethodGet, "https://"+operatorMetrics+"/metrics", nil) //nolint:noctx // bounded by the client's timeout
+	return getMetrics("https://"+operatorMetrics+"/metrics", m.token)
+}
+
+// getMetrics reads a metrics endpoint on this machine (loopbackTLS), with a bearer token
+// unless token is empty.
+func getMetrics(url, token string) (string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil) //nolint:noctx // bounded by the client's timeout
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Authorization", "Bearer "+m.token)
-	resp, err := m.http.Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := loopbackTLS.Do(req)
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /metrics: %s: %s", resp.Status, body)
+		return "", fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
 	}
 	return string(body), err
 }
