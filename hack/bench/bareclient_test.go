@@ -39,8 +39,8 @@ func TestBareClientCreatesTheOperatorsDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Name != fooName(7) || d.Namespace != namespace || ptr.Deref(d.Spec.Replicas, 0) != 3 {
-		t.Errorf("Deployment %s/%s with %d replicas, want %s/%s with 3", d.Namespace, d.Name, ptr.Deref(d.Spec.Replicas, 0), namespace, fooName(7))
+	if d.Name != fooName(7) || d.Namespace != fooNamespace(7) || ptr.Deref(d.Spec.Replicas, 0) != 3 {
+		t.Errorf("Deployment %s/%s with %d replicas, want %s/%s with 3", d.Namespace, d.Name, ptr.Deref(d.Spec.Replicas, 0), fooNamespace(7), fooName(7))
 	}
 	if len(d.OwnerReferences) != 1 || d.OwnerReferences[0].UID != foo.GetUID() || !ptr.Deref(d.OwnerReferences[0].Controller, false) {
 		t.Errorf("owner references %+v, want the Foo as controller", d.OwnerReferences)

@@ -86,6 +86,7 @@ func main() {
 	names := flag.String("contenders", "operator,sample-controller,bare-client", "comma-separated contenders")
 	flag.StringVar(&manager, "manager", manager, "the operator's executable, named manager")
 	flag.IntVar(&unrelatedObjects, "unrelated", unrelatedObjects, "how many Deployments, and how many ConfigMaps, B7 adds in a namespace of their own before it restarts the contender")
+	flag.IntVar(&foosPerNamespace, "foos-per-namespace", foosPerNamespace, "how many Foos share a namespace (within Kubernetes' scalability thresholds of 2,000 Deployments and 3,000 pods per namespace)")
 	flag.IntVar(&workers, "workers", 0, "how many Foos the operator and the bare client work on at once (default: the operator's shipped --max-concurrent-reconciles)")
 	flag.StringVar(&keptProfiles, "profile-dir", "", "a directory where the profiled runs keep their CPU profiles (the operator's and kube-apiserver's, of each phase), named <contender>-<client limits>-<Foos>-<phase>-<process>.pb.gz; none when empty")
 	dirty := flag.Bool("dirty", false, "run on a working tree that differs from its commit: a development run, whose report says so and goes to -out, not "+strings.Join(recordOuts, " or "))

@@ -96,6 +96,25 @@ var workers int
 // unrelatedObjects is how many Deployments, and how many ConfigMaps, B7 adds (-unrelated).
 var unrelatedObjects = 5000
 
+// foosPerNamespace is how many Foos share a namespace (-foos-per-namespace). Kubernetes'
+// scalability thresholds are 2,000 Deployments and 3,000 pods per namespace
+// (kubernetes/community, sig-scalability/configs-and-limits/thresholds.md), and
+// kube-controller-manager's Deployment and ReplicaSet controllers list the namespace's
+// ReplicaSets and pods on every sync: 10,000 Foos in one namespace measured that listing,
+// for every contender alike, more than the contenders (docs/benchmark-history.md). With
+// 1,000 a namespace stays within both thresholds in every phase (3 replicas each while a
+// drift is set back).
+var foosPerNamespace = 1000
+
+// fooNamespacePrefix begins the name of each namespace of Foos (fooNamespace).
+const fooNamespacePrefix = "foos-"
+
+// fooNamespace is the namespace of the i-th Foo: foos-1 for the first foosPerNamespace.
+func fooNamespace(i int) string { return fmt.Sprintf("%s%d", fooNamespacePrefix, i/foosPerNamespace+1) }
+
+// ofFoos reports whether namespace holds Foos (of this benchmark's, every object there is).
+func ofFoos(namespace string) bool { return strings.HasPrefix(namespace, fooNamespacePrefix) }
+
 var contenders = map[string]contender{
 	operatorName: {
 		name: "operator", group: fooGroup, crd: "config/crd/bases/samplecontroller.example.com_foos.yaml",
@@ -159,7 +178,7 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	if c == nil {
 		return nil, nil, fmt.Errorf("config/manager/manager.yaml has no Deployment with a container named manager")
 	}
-	args := []string{manager, "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + namespace,
+	args := []string{manager, "--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + contenderNamespace,
 		fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst),
 		fmt.Sprintf("--max-concurrent-reconciles=%d", workers)}
 	for _, a := range c.Args {
@@ -184,7 +203,7 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 			// What the kubelet gives a pod of the benchmark's namespace; no OLM annotation:
 			// WATCH_NAMESPACE empty, all namespaces, as OLM's AllNamespaces install mode.
 			env = append(env, e.Name+"="+map[string]string{
-				"metadata.name": "foo-operator-bench", "metadata.uid": string(uuid.NewUUID()), "metadata.namespace": namespace,
+				"metadata.name": "foo-operator-bench", "metadata.uid": string(uuid.NewUUID()), "metadata.namespace": contenderNamespace,
 			}[e.ValueFrom.FieldRef.FieldPath])
 		default:
 			return nil, nil, fmt.Errorf("config/manager/manager.yaml: environment variable %s: a source the benchmark does not know", e.Name)
@@ -203,8 +222,8 @@ func operatorSecrets(kube kubernetes.Interface) error {
 	}
 	for _, a := range args {
 		if name, secret, _ := strings.Cut(a, "="); name == "--metrics-cert-secret" && secret != "" {
-			_, err := kube.CoreV1().Secrets(namespace).Create(context.Background(),
-				&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: namespace}, Type: corev1.SecretTypeOpaque}, metav1.CreateOptions{})
+			_, err := kube.CoreV1().Secrets(contenderNamespace).Create(context.Background(),
+				&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: contenderNamespace}, Type: corev1.SecretTypeOpaque}, metav1.CreateOptions{})
 			return err
 		}
 	}
@@ -376,7 +395,8 @@ type result struct {
 }
 
 const (
-	namespace = "default"
+	// contenderNamespace holds each contender's Lease and what its install ships beside it.
+	contenderNamespace = "default"
 	// bench's own requests carry this user agent.
 	driverUserAgent = "bench-driver"
 	// unrelatedNamespace holds B7's unrelated objects.
@@ -405,7 +425,7 @@ func phaseTimeout(n int, l limits) time.Duration {
 // cluster is a fresh local cluster for one contender.
 type cluster struct {
 	*framework.Cluster
-	foos dynamic.ResourceInterface
+	foos dynamic.NamespaceableResourceInterface
 	kube kubernetes.Interface
 	// metrics scrapes the contender's metrics endpoint, for contenders that serve one.
 	metrics *metricsClient
@@ -680,7 +700,7 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 	progress("%s: creating them", u.label)
 	created := make([]time.Time, u.n)
 	if err := parallel(u.n, func(i int) error {
-		_, err := u.cl.foos.Create(ctx, newFoo(u.c.group, i), metav1.CreateOptions{})
+		_, err := u.cl.foos.Namespace(fooNamespace(i)).Create(ctx, newFoo(u.c.group, i), metav1.CreateOptions{})
 		created[i] = time.Now()
 		return err
 	}); err != nil {
@@ -853,7 +873,7 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 	patch := []byte(`{"spec":{"replicas":2}}`)
 	changed := make([]time.Time, u.n)
 	if err := parallel(u.n, func(i int) error {
-		_, err := u.cl.foos.Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+		_, err := u.cl.foos.Namespace(fooNamespace(i)).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{})
 		changed[i] = time.Now()
 		return err
 	}); err != nil {
@@ -888,7 +908,7 @@ func (u *run) drift(r *result) (time.Time, error) {
 	patch := []byte(`{"spec":{"replicas":3}}`)
 	changed := make([]time.Time, u.n)
 	if err := parallel(u.n, func(i int) error {
-		_, err := u.cl.kube.AppsV1().Deployments(namespace).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		_, err := u.cl.kube.AppsV1().Deployments(fooNamespace(i)).Patch(ctx, fooName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
 		changed[i] = time.Now()
 		return err
 	}); err != nil {
@@ -969,14 +989,20 @@ func startCluster(c contender, n int, label string) (*cluster, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	cl.foos = dyn.Resource(schema.GroupVersionResource{Group: c.group, Version: "v1alpha1", Resource: "foos"}).Namespace(namespace)
+	cl.foos = dyn.Resource(schema.GroupVersionResource{Group: c.group, Version: "v1alpha1", Resource: "foos"})
 	if cl.kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail(err)
+	}
+	for i := 0; i < n; i += foosPerNamespace {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fooNamespace(i)}}
+		if _, err := cl.kube.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+			return fail(fmt.Errorf("create the namespace of Foos %s: %w", ns.Name, err))
+		}
 	}
 	// kube-apiserver readies a custom resource's storage on its first write, which takes
 	// seconds: a dry run does it now, not in the first Foos' creates (which would be the
 	// slowest requests of the convergence, by seconds).
-	if _, err := cl.foos.Create(context.Background(), newFoo(c.group, 0), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+	if _, err := cl.foos.Namespace(fooNamespace(0)).Create(context.Background(), newFoo(c.group, 0), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		return fail(fmt.Errorf("a dry run of a Foo's create: %w", err))
 	}
 	if c.prepare != nil {
@@ -1228,7 +1254,7 @@ func newFoo(group string, i int) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group + "/v1alpha1",
 		"kind":       "Foo",
-		"metadata":   map[string]any{"name": fooName(i), "namespace": namespace},
+		"metadata":   map[string]any{"name": fooName(i), "namespace": fooNamespace(i)},
 		"spec":       spec,
 	}}
 }

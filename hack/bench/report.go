@@ -48,7 +48,7 @@ var readingGuide = `How to read it:
   SubjectAccessReview with which its metrics endpoint checks a scrape every 30 s (each cached
   by the endpoint for 1 and 5 minutes); they are divided by the idle window as measured, and
   the idle scenario runs only at the numbers of Foos of ` + "`-idle-n`" + `. A phase's requests
-  are counted until no Event was written in the Foos' namespace for 3 s (a third watch of the
+  are counted until no Event was written in the Foos' namespaces for 3 s (a third watch of the
   benchmark's, on the Events), and the next phase begins only then: the events a contender
   sends after its Foos are ready (the operator's, when its client limit binds) count in the
   phase that caused them. The "until the last event" rows give how long they took.
@@ -199,6 +199,7 @@ func report(runs []result, run runFacts, path string) error {
 	fmt.Fprintf(&b, "The machine checks before and after each run, or each group of contenders run side by side (%s, with nothing of the benchmark running) took %v to %v (x%.2f): where a run's checks took longer than another's, the machine was slower then, and the two runs' figures do not compare; contenders side by side met the same machine.\n\n",
 		machineCheckLabel, twoDigits(fastest), twoDigits(slowest), slowest.Seconds()/fastest.Seconds())
 	fmt.Fprintf(&b, "Each contender runs on a fresh local cluster (kwok, one simulated node, the real kube-controller-manager with client limits of %d requests per second, bursts of %d, the same for all). ", controllerManagerQPS, 2*controllerManagerQPS)
+	fmt.Fprintf(&b, "The Foos are in namespaces of at most %d each (foos-1, foos-2, ...): Kubernetes' scalability thresholds per namespace are 2,000 Deployments and 3,000 pods, and a drift set back has 3 pods per Foo. Each contender's Lease is in %s. ", foosPerNamespace, contenderNamespace)
 	fmt.Fprintf(&b, "Each contender has started its workers before the first Foo is created. ")
 	fmt.Fprintf(&b, "At sample-controller's client limits the contenders run at once on all CPUs: they wait on their client limits, not on the CPU. In the other configurations the operator and the bare client run at once, each with its cluster's processes and its own pinned to an equal share of the CPUs (the row \"CPUs\": the operator's are those that served the most interrupts since the machine started, so that a target it hits in a single run is not the CPUs' doing; the shares go round with the repeats, so that with an even number of them each contender has each share as often), but at the numbers of Foos of -one-at-a-time-n, which they run one after the other on all CPUs (the row says \"all\"; at 10,000 Foos, one CPU each would take hours on a machine of two), so that side by side both meet the machine's speed of the moment, which can drift over minutes by more than the differences measured (as docs/benchmark-history.md found), and neither runs on the other's CPUs (interrupts aside: B1 and B9 give the time each contender's CPUs served them). The benchmark's own processes (it creates, scales and watches the Foos of both, and reads the operator's heap profile) run on all CPUs. ")
 	fmt.Fprintf(&b, "The time from the contender's part (every Deployment asks for the Foo's replicas) to every Foo reporting them is the Deployment and ReplicaSet controllers'. ")
@@ -297,7 +298,7 @@ func table(b *strings.Builder, g *group) {
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
-	line("B1 until the last event written in the namespace (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
+	line("B1 until the last event written in the Foos' namespaces (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
 	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU() * 1000 / time.Duration(r.n) }))
 	line("B1 CPU while converging (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.convergeCluster }, func(r result) time.Duration { return r.converge }))
 	line(fmt.Sprintf("most rate-limited requests (all but watches) in any window of %v / %v (sliding, each of its processes)", rateWindows[0], rateWindows[1]), func(rs []result) string {
@@ -350,12 +351,12 @@ func table(b *strings.Builder, g *group) {
 	line("B9 scale every Foo 1 → 2", duration(func(r result) time.Duration { return r.scale }))
 	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
 	line("B9 each Foo, from its scale request until it reports 2 available: p50 / p99", pair(func(r result) latencies { return r.scaleReady }))
-	line("B9 until the last event written in the namespace", duration(func(r result) time.Duration { return r.scaleEvents }))
+	line("B9 until the last event written in the Foos' namespaces", duration(func(r result) time.Duration { return r.scaleEvents }))
 	line("B9 CPU while scaling (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.scaleCluster }, func(r result) time.Duration { return r.scale }))
 	line("B9 requests per Foo to scale", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.scaleReqs }) })
 	line("B8 someone scales every Deployment 2 → 3: time until all set back", duration(func(r result) time.Duration { return r.drift }))
 	line("B8 each Deployment, from the change until set back: p50 / p99", pair(func(r result) latencies { return r.driftBack }))
-	line("B8 until the last event written in the namespace", duration(func(r result) time.Duration { return r.driftEvents }))
+	line("B8 until the last event written in the Foos' namespaces", duration(func(r result) time.Duration { return r.driftEvents }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
 	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {

@@ -53,14 +53,15 @@ type tracker struct {
 	// since: the next time each is at the target is when it reached it.
 	fooOff, deploymentOff map[string]bool
 	fooAt, deploymentAt   map[string]time.Time
-	// lastEvent is when the watch last saw an Event of the namespace written (created or
+	// lastEvent is when the watch last saw an Event of a namespace of Foos written (created or
 	// updated): by the contender, kube-controller-manager or the scheduler.
 	lastEvent time.Time
 	err       error
 }
 
-// track starts watching the Foos and Deployments of cl's benchmark namespace; the watches
-// end with ctx.
+// track starts watching the Foos, and the Deployments and Events of the namespaces of Foos
+// (ofFoos), in every namespace, one watch each: a watch per namespace would add to the API
+// server's load with the number of Foos. The watches end with ctx.
 func track(ctx context.Context, cl *cluster) (*tracker, error) {
 	t := &tracker{foos: map[string]fooReplicas{}, deployments: map[string]int64{}}
 	t.begin(0)
@@ -73,21 +74,21 @@ func track(ctx context.Context, cl *cluster) (*tracker, error) {
 	}, t.observeFoo); err != nil {
 		return nil, err
 	}
-	deployments, err := cl.kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	deployments, err := cl.kube.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	if err := t.follow(ctx, deployments.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return cl.kube.AppsV1().Deployments(namespace).Watch(ctx, o)
+		return cl.kube.AppsV1().Deployments(metav1.NamespaceAll).Watch(ctx, o)
 	}, t.observeDeployment); err != nil {
 		return nil, err
 	}
-	events, err := cl.kube.EventsV1().Events(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	events, err := cl.kube.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	return t, t.follow(ctx, events.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return cl.kube.EventsV1().Events(namespace).Watch(ctx, o)
+		return cl.kube.EventsV1().Events(metav1.NamespaceAll).Watch(ctx, o)
 	}, t.observeEvent)
 }
 
@@ -149,7 +150,7 @@ func (t *tracker) observeFoo(e watch.Event, now time.Time) {
 
 func (t *tracker) observeDeployment(e watch.Event, now time.Time) {
 	d, ok := e.Object.(*appsv1.Deployment)
-	if !ok || e.Type == watch.Bookmark {
+	if !ok || e.Type == watch.Bookmark || !ofFoos(d.Namespace) {
 		return
 	}
 	t.mu.Lock()
@@ -170,6 +171,9 @@ func (t *tracker) observeEvent(e watch.Event, now time.Time) {
 	if e.Type != watch.Added && e.Type != watch.Modified {
 		return
 	}
+	if o, ok := e.Object.(metav1.Object); !ok || !ofFoos(o.GetNamespace()) {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.lastEvent = now
@@ -180,7 +184,7 @@ func (t *tracker) observeEvent(e watch.Event, now time.Time) {
 const quietFor = 3 * time.Second
 
 // quiet waits, once a phase that began at began has reached its target, until no Event of
-// the namespace was written for quietFor, counted from the later of the last one and the
+// the namespaces of Foos was written for quietFor, counted from the later of the last one and the
 // call, and returns the time from began to the last written after it (zero for none). A
 // contender may send the events of a phase after its Foos reached the target (the operator
 // sends them only when its bucket is full when its client limit binds, so none while its

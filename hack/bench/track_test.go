@@ -21,6 +21,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -37,7 +38,12 @@ func fooEvent(kind watch.EventType, spec, available int64) watch.Event {
 }
 
 func deploymentEvent(kind watch.EventType, replicas int32) watch.Event {
-	return watch.Event{Type: kind, Object: &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: fooName(0)}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas)}}}
+	return watch.Event{Type: kind, Object: &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: fooName(0), Namespace: fooNamespace(0)}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas)}}}
+}
+
+// eventEvent is a watch event of kind about an Event in the first namespace of Foos.
+func eventEvent(kind watch.EventType) watch.Event {
+	return watch.Event{Type: kind, Object: &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: fooNamespace(0)}}}
 }
 
 func second(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -87,6 +93,12 @@ func TestTrackerPhases(t *testing.T) {
 	if settled, _ := tr.settled(1); settled {
 		t.Error("drift: want not settled with the Deployment at 3")
 	}
+	unrelated := deploymentEvent(watch.Modified, 2)
+	unrelated.Object.(*appsv1.Deployment).Namespace = unrelatedNamespace // of the same name
+	tr.observeDeployment(unrelated, second(22))
+	if settled, _ := tr.settled(1); settled {
+		t.Error("drift: a Deployment outside the namespaces of Foos counted")
+	}
 	tr.observeDeployment(deploymentEvent(watch.Modified, 2), second(23))
 	if got := tr.times([]time.Time{second(21)}, true); len(got) != 1 || got[0] != 2*time.Second {
 		t.Errorf("drift: Deployment's time %v, want 2s", got)
@@ -109,12 +121,12 @@ func TestTrackerPhases(t *testing.T) {
 func TestTrackerQuiet(t *testing.T) {
 	tr := &tracker{}
 	began := time.Now().Add(-10 * time.Second)
-	tr.observeEvent(watch.Event{Type: watch.Added}, began.Add(time.Second))
+	tr.observeEvent(eventEvent(watch.Added), began.Add(time.Second))
 	// The last event 9 s ago: a silence, but the phase's own events are still to come.
 	deferred := began.Add(10*time.Second + 1500*time.Millisecond)
 	go func() {
 		time.Sleep(time.Until(deferred))
-		tr.observeEvent(watch.Event{Type: watch.Added}, deferred)
+		tr.observeEvent(eventEvent(watch.Added), deferred)
 	}()
 	last, err := tr.quiet(began, time.Minute)
 	if err != nil {
@@ -124,10 +136,25 @@ func TestTrackerQuiet(t *testing.T) {
 		t.Errorf("quiet: the last event %v after the phase began, want %v", last, want)
 	}
 
-	// A bookmark or a deletion is no event written.
-	tr.observeEvent(watch.Event{Type: watch.Deleted}, time.Now())
-	tr.observeEvent(watch.Event{Type: watch.Bookmark}, time.Now())
+	// A bookmark or a deletion is no event written, nor one in a namespace without Foos.
+	tr.observeEvent(eventEvent(watch.Deleted), time.Now())
+	tr.observeEvent(watch.Event{Type: watch.Bookmark, Object: &eventsv1.Event{}}, time.Now())
+	tr.observeEvent(watch.Event{Type: watch.Added, Object: &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system"}}}, time.Now())
 	if !tr.lastEvent.Equal(deferred) {
 		t.Errorf("lastEvent %v, want %v", tr.lastEvent, deferred)
+	}
+}
+
+// TestFooNamespace: foosPerNamespace Foos to a namespace, all named for ofFoos.
+func TestFooNamespace(t *testing.T) {
+	for i, want := range map[int]string{0: "foos-1", foosPerNamespace - 1: "foos-1", foosPerNamespace: "foos-2", 10*foosPerNamespace - 1: "foos-10"} {
+		if got := fooNamespace(i); got != want || !ofFoos(got) {
+			t.Errorf("fooNamespace(%d) = %q (of Foos: %v), want %q", i, got, ofFoos(got), want)
+		}
+	}
+	for _, ns := range []string{contenderNamespace, unrelatedNamespace, "kube-system"} {
+		if ofFoos(ns) {
+			t.Errorf("ofFoos(%q): want false", ns)
+		}
 	}
 }
