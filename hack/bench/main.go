@@ -30,7 +30,7 @@ limitations under the License.
 // the idle window), on a working tree that is its commit (-dirty for a development run, whose
 // report goes to -out).
 //
-//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-repeats-at N=R,...] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-profile-dir DIR] [-dirty] [-out docs/benchmarks.md]
+//	bench [-n 100,2000,10000] [-limited-n 100] [-equal-limits 50/100] [-equal-limits-n 2000] [-repeats 3] [-repeats-at N=R,...] [-idle 10m] [-idle-n 10000] [-contenders operator,sample-controller,bare-client] [-profile-n 2000,10000] [-manager bin/manager] [-workers N] [-foos-per-namespace 1000] [-profile-dir DIR] [-dirty] [-out docs/benchmarks.md]
 //	bench bare-client -kubeconfig FILE [-qps Q -burst B]   # the bare client contender, run by bench as a process
 package main
 
@@ -93,6 +93,9 @@ func main() {
 	out := flag.String("out", defaultOut, "the Markdown report (its plot is written beside it)")
 	flag.Parse()
 
+	if foosPerNamespace < 1 {
+		check(fmt.Errorf("-foos-per-namespace %d: want at least 1", foosPerNamespace))
+	}
 	ns, err := numbers(*sizes)
 	check(err)
 	limitedNs, err := numbers(*limitedSizes)
