@@ -159,7 +159,7 @@ var contenders = map[string]contender{
 
 // operatorCommand is the operator as config/manager runs it: its flags, and its environment
 // (the memory limit the Go runtime derives its soft limit from), with the listeners on
-// the loopback interface, the Lease in the benchmark's namespace and the client limits l.
+// the loopback interface, the Lease in contenderNamespace and the client limits l.
 func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 	raw, err := os.ReadFile(filepath.Join(framework.Root(), "config", "manager", "manager.yaml"))
 	if err != nil {
@@ -200,7 +200,7 @@ func operatorCommand(kubeconfig string, l limits) ([]string, []string, error) {
 		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
 			env = append(env, fmt.Sprintf("%s=%d", e.Name, c.Resources.Limits.Memory().Value()))
 		case e.ValueFrom.FieldRef != nil:
-			// What the kubelet gives a pod of the benchmark's namespace; no OLM annotation:
+			// What the kubelet gives a pod of the contender's namespace; no OLM annotation:
 			// WATCH_NAMESPACE empty, all namespaces, as OLM's AllNamespaces install mode.
 			env = append(env, e.Name+"="+map[string]string{
 				"metadata.name": "foo-operator-bench", "metadata.uid": string(uuid.NewUUID()), "metadata.namespace": contenderNamespace,
