@@ -138,7 +138,7 @@ func TestTrackerQuiet(t *testing.T) {
 
 	// A bookmark or a deletion is no event written, nor one in a namespace without Foos.
 	tr.observeEvent(eventEvent(watch.Deleted), time.Now())
-	tr.observeEvent(watch.Event{Type: watch.Bookmark, Object: &eventsv1.Event{}}, time.Now())
+	tr.observeEvent(eventEvent(watch.Bookmark), time.Now())
 	tr.observeEvent(watch.Event{Type: watch.Added, Object: &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system"}}}, time.Now())
 	if !tr.lastEvent.Equal(deferred) {
 		t.Errorf("lastEvent %v, want %v", tr.lastEvent, deferred)
