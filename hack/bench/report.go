@@ -401,7 +401,7 @@ func table(b *strings.Builder, g *group) {
 	})
 	line("kube-apiserver open watches after convergence (its cluster: all clients)", count(func(r result) float64 { return float64(r.watches) }))
 	line("workers (Foos worked on at once: the operator's controller_runtime_max_concurrent_reconciles, the others' logs)", count(func(r result) float64 { return float64(r.workers) }))
-	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, in the profiled run); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten)", depthSampleInterval), func(rs []result) string {
+	line(fmt.Sprintf("workqueue while converging: deepest (sampled every %v, in the profiled run); a Foo's wait in it p50 / p99; a reconcile p50 / p99 (decade buckets: interpolated within a power of ten, so a figure says only its decade: one between 100 s and 1,000 s can exceed the phase)", depthSampleInterval), func(rs []result) string {
 		if rs[0].goMem == nil {
 			return "(no metrics)"
 		}
@@ -414,7 +414,7 @@ func table(b *strings.Builder, g *group) {
 			short(func(r result) time.Duration { return r.queue.workP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.workP99 })(rs)
 	})
 	for phase, what := range []string{converging: "converging", scaling: "scaling"} {
-		line("kube-controller-manager's Deployment and ReplicaSet controllers while "+what+" (its cluster: every contender's Deployments): syncs per Foo; a key's wait in the queue p50 / p99; a sync p50 / p99 (decade buckets)", func(rs []result) string {
+		line("kube-controller-manager's Deployment and ReplicaSet controllers while "+what+" (its cluster: every contender's Deployments): syncs per Foo; a key's wait in the queue p50 / p99; a sync p50 / p99 (decade buckets: interpolated within a power of ten; the last is 10 s, so a figure of 10s means 10 s or more)", func(rs []result) string {
 			cells := make([]string, 0, len(controllerQueues))
 			for _, q := range controllerQueues {
 				of := func(r result) queueFigures { return r.controllerQueues[phase][q] }
@@ -724,7 +724,7 @@ func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 		fmt.Fprintf(b, "## Where the time goes, %d Foos, client limits %v\n\n", g.n, g.limits)
 		fmt.Fprintf(b, "The operator's last repeat: it converged %d Foos in %v with %d workers, using %v of CPU (%.2f cores on average). "+
 			"Its workqueue was at most %d deep (sampled every %v); a Foo waited in it %v at the median and %v at p99, and a reconcile took %v and %v "+
-			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade).\n\n",
+			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade and say only the decade).\n\n",
 			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU()), op.convergeCPU().Seconds()/op.converge.Seconds(),
 			op.queue.maxDepth, depthSampleInterval, twoDigits(op.queue.waitP50), twoDigits(op.queue.waitP99), twoDigits(op.queue.workP50), twoDigits(op.queue.workP99))
 		for phase := range profiledPhases {
