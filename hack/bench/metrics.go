@@ -168,6 +168,16 @@ func quantile(q float64, buckets []bucket) float64 {
 	return start + (buckets[b].le-start)*(rank-below)/(buckets[b].count-below)
 }
 
+// beyondBounds reports whether the rank of the q-quantile of a histogram's buckets falls in
+// +Inf, where quantile gives the highest finite bound: the quantile is at least that.
+func beyondBounds(q float64, buckets []bucket) bool {
+	if len(buckets) < 2 {
+		return false
+	}
+	total := buckets[len(buckets)-1].count
+	return total > 0 && buckets[len(buckets)-2].count < q*total
+}
+
 // observations is the observations of a histogram: its +Inf bucket.
 func observations(buckets []bucket) float64 {
 	if len(buckets) == 0 {
@@ -274,9 +284,30 @@ func fooController(l map[string]string) bool { return l["controller"] == "foo" }
 // waited in the queue and of the time its work took, how many items were worked on, and (the
 // operator's, while it converged the Foos) the deepest the queue was when sampled.
 type queueFigures struct {
-	waitP50, waitP99, workP50, workP99 time.Duration
+	waitP50, waitP99, workP50, workP99 quantileOf
 	worked                             float64
 	maxDepth                           int
+}
+
+// quantileOf is a quantile of a histogram of durations: at, or at least at when its rank
+// falls past the histogram's last finite bound (beyondBounds), which at then is.
+type quantileOf struct {
+	at      time.Duration
+	atLeast bool
+}
+
+// newQuantile is the q-quantile of a histogram's buckets of seconds.
+func newQuantile(q float64, buckets []bucket) quantileOf {
+	return quantileOf{at: fromSeconds(quantile(q, buckets)), atLeast: beyondBounds(q, buckets)}
+}
+
+// String is at to two significant digits, and "or more" when it is a bound the quantile
+// passed.
+func (q quantileOf) String() string {
+	if q.atLeast {
+		return twoDigits(q.at).String() + " or more"
+	}
+	return twoDigits(q.at).String()
 }
 
 // queueBetween computes the figures of the workqueue whose series keep selects between
@@ -285,10 +316,10 @@ func queueBetween(before, after []sample, keep func(map[string]string) bool) que
 	var f queueFigures
 	for _, h := range []struct {
 		name     string
-		p50, p99 *time.Duration
+		p50, p99 *quantileOf
 	}{{queueDuration, &f.waitP50, &f.waitP99}, {workDuration, &f.workP50, &f.workP99}} {
 		d := since(histograms(after, h.name, keep, "")[""], histograms(before, h.name, keep, "")[""])
-		*h.p50, *h.p99 = fromSeconds(quantile(0.5, d)), fromSeconds(quantile(0.99, d))
+		*h.p50, *h.p99 = newQuantile(0.5, d), newQuantile(0.99, d)
 		if h.name == workDuration {
 			f.worked = observations(d)
 		}

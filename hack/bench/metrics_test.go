@@ -50,6 +50,28 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
+// TestQuantileBeyondBounds checks that a quantile whose rank falls past the last finite
+// bound says it is at least that bound, and only then.
+func TestQuantileBeyondBounds(t *testing.T) {
+	inf := math.Inf(1)
+	h := []bucket{{1, 2}, {10, 5}, {inf, 20}}
+	for _, c := range []struct {
+		q    float64
+		want string
+	}{
+		{0.5, "10s or more"}, // rank 10, past the 5 within 10 s
+		{0.25, "10s"},        // rank 5: all of (1 s, 10 s]
+		{0.2, "7s"},          // rank 4: 2 of the 3 in (1 s, 10 s]
+	} {
+		if got := newQuantile(c.q, h).String(); got != c.want {
+			t.Errorf("q %v: got %q, want %q", c.q, got, c.want)
+		}
+	}
+	if beyondBounds(0.5, []bucket{{1, 0}, {inf, 0}}) {
+		t.Error("no observations: got beyond the bounds")
+	}
+}
+
 const apiserverScrape = `# HELP apiserver_request_duration_seconds [STABLE] Response latency distribution.
 # TYPE apiserver_request_duration_seconds histogram
 apiserver_request_duration_seconds_bucket{component="apiserver",group="apps",resource="deployments",verb="POST",le="0.1"} %d
@@ -125,7 +147,7 @@ workqueue_depth{controller="foo",name="foo",priority=""} 7
 	names := []string{queueDuration + "_bucket", workDuration + "_bucket", maxWorkers, queueDepth}
 	f := queueBetween(scrape(t, body(0), names...), scrape(t, body(100), names...), fooController)
 	// Waits: 100 under 1 ms, 100 in (1 ms, 10 ms]; work: all 200 in (1 ms, 10 ms].
-	if f.waitP50 != time.Millisecond || f.waitP99 != 9820*time.Microsecond || f.workP50 != 5500*time.Microsecond || f.worked != 200 {
+	if f.waitP50 != (quantileOf{at: time.Millisecond}) || f.waitP99 != (quantileOf{at: 9820 * time.Microsecond}) || f.workP50 != (quantileOf{at: 5500 * time.Microsecond}) || f.worked != 200 {
 		t.Errorf("got %+v", f)
 	}
 	if w, ok := gauge(scrape(t, body(0), names...), maxWorkers); !ok || w != 2 {
@@ -257,10 +279,10 @@ workqueue_work_duration_seconds_bucket{name="garbage_collector_graph_changes",le
 		t.Fatalf("got queues %v, want deployment and replicaset", qs)
 	}
 	// deployment: 20 waits and syncs in (0.1 s, 1 s]; replicaset: 60 syncs under 0.1 s.
-	if d := qs["deployment"]; d.worked != 20 || d.waitP50 != 550*time.Millisecond || d.workP99 != 991*time.Millisecond {
+	if d := qs["deployment"]; d.worked != 20 || d.waitP50 != (quantileOf{at: 550 * time.Millisecond}) || d.workP99 != (quantileOf{at: 991 * time.Millisecond}) {
 		t.Errorf("deployment: got %+v", d)
 	}
-	if rs := qs["replicaset"]; rs.worked != 60 || rs.waitP50 != 0 || rs.workP50 != 50*time.Millisecond {
+	if rs := qs["replicaset"]; rs.worked != 60 || rs.waitP50 != (quantileOf{}) || rs.workP50 != (quantileOf{at: 50 * time.Millisecond}) {
 		t.Errorf("replicaset: got %+v", rs)
 	}
 }

@@ -256,6 +256,17 @@ func table(b *strings.Builder, g *group) {
 			return spread(rs, func(r result) float64 { return f(r).Seconds() }, func(v float64) string { return twoDigits(time.Duration(v * float64(time.Second))).String() })
 		}
 	}
+	// quantiles are the medians of a quantile, "or more" when a repeat's passed its
+	// histogram's last bound.
+	quantiles := func(f func(r result) quantileOf) func([]result) string {
+		return func(rs []result) string {
+			s := short(func(r result) time.Duration { return f(r).at })(rs)
+			if slices.ContainsFunc(rs, func(r result) bool { return f(r).atLeast }) {
+				s += " or more"
+			}
+			return s
+		}
+	}
 	idle := func(cell func([]result) string) func([]result) string {
 		return func(rs []result) string {
 			if rs[0].idle == 0 {
@@ -410,18 +421,18 @@ func table(b *strings.Builder, g *group) {
 			deepest = count(func(r result) float64 { return float64(r.queue.maxDepth) })(profiled)
 		}
 		return deepest + "; " +
-			short(func(r result) time.Duration { return r.queue.waitP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.waitP99 })(rs) + "; " +
-			short(func(r result) time.Duration { return r.queue.workP50 })(rs) + " / " + short(func(r result) time.Duration { return r.queue.workP99 })(rs)
+			quantiles(func(r result) quantileOf { return r.queue.waitP50 })(rs) + " / " + quantiles(func(r result) quantileOf { return r.queue.waitP99 })(rs) + "; " +
+			quantiles(func(r result) quantileOf { return r.queue.workP50 })(rs) + " / " + quantiles(func(r result) quantileOf { return r.queue.workP99 })(rs)
 	})
 	for phase, what := range []string{converging: "converging", scaling: "scaling"} {
-		line("kube-controller-manager's Deployment and ReplicaSet controllers while "+what+" (its cluster: every contender's Deployments): syncs per Foo; a key's wait in the queue p50 / p99; a sync p50 / p99 (decade buckets: interpolated within a power of ten; the last is 10 s, so a figure of 10s means 10 s or more)", func(rs []result) string {
+		line("kube-controller-manager's Deployment and ReplicaSet controllers while "+what+" (its cluster: every contender's Deployments): syncs per Foo; a key's wait in the queue p50 / p99; a sync p50 / p99 (decade buckets: interpolated within a power of ten; the last is 10 s)", func(rs []result) string {
 			cells := make([]string, 0, len(controllerQueues))
 			for _, q := range controllerQueues {
 				of := func(r result) queueFigures { return r.controllerQueues[phase][q] }
 				cells = append(cells, fmt.Sprintf("%s %s; %s / %s; %s / %s", q,
 					spread(rs, func(r result) float64 { return of(r).worked / float64(r.n) }, func(v float64) string { return fmt.Sprintf("%.2f", v) }),
-					short(func(r result) time.Duration { return of(r).waitP50 })(rs), short(func(r result) time.Duration { return of(r).waitP99 })(rs),
-					short(func(r result) time.Duration { return of(r).workP50 })(rs), short(func(r result) time.Duration { return of(r).workP99 })(rs)))
+					quantiles(func(r result) quantileOf { return of(r).waitP50 })(rs), quantiles(func(r result) quantileOf { return of(r).waitP99 })(rs),
+					quantiles(func(r result) quantileOf { return of(r).workP50 })(rs), quantiles(func(r result) quantileOf { return of(r).workP99 })(rs)))
 			}
 			return strings.Join(cells, ", ")
 		})
@@ -726,7 +737,7 @@ func whereTheTimeGoes(b *strings.Builder, gs []*group) {
 			"Its workqueue was at most %d deep (sampled every %v); a Foo waited in it %v at the median and %v at p99, and a reconcile took %v and %v "+
 			"(controller-runtime's workqueue histograms between a scrape before the Foos were created and one once they were ready; their buckets are powers of ten, so these are interpolated within a decade and say only the decade).\n\n",
 			g.n, seconds(op.converge), op.workers, seconds(op.convergeCPU()), op.convergeCPU().Seconds()/op.converge.Seconds(),
-			op.queue.maxDepth, depthSampleInterval, twoDigits(op.queue.waitP50), twoDigits(op.queue.waitP99), twoDigits(op.queue.workP50), twoDigits(op.queue.workP99))
+			op.queue.maxDepth, depthSampleInterval, op.queue.waitP50, op.queue.waitP99, op.queue.workP50, op.queue.workP99)
 		for phase := range profiledPhases {
 			cpuProfiles(b, g, op, phase)
 		}
