@@ -395,7 +395,7 @@ test-chaos: kustomize $(if $(CHAOS_SHORT),cluster-tools,node-check node-tools) #
 # BENCH_N are the numbers of Foos make bench measures unthrottled, BENCH_LIMITED_N at
 # sample-controller's client limits (5/10), BENCH_EQUAL_N at the client limits BENCH_EQUAL
 # that the operator and the bare client then share (10,000 at 50/100 is make
-# bench-large-equal-limits: 51 minutes on a 2-core machine); BENCH_REPEATS the runs of each,
+# bench-large-equal-limits, about an hour on a 2-core machine); BENCH_REPEATS the runs of each,
 # but BENCH_REPEATS_AT (N=R, comma-separated) at the numbers of Foos it names: 4 at 100, whose
 # runs take minutes and whose memory differs between single runs by as much as its targets'
 # margins, and 2 at 2,000.

@@ -153,11 +153,11 @@ func quantile(q float64, buckets []bucket) float64 {
 	if total == 0 {
 		return math.NaN()
 	}
-	rank := q * total
-	b := slices.IndexFunc(buckets, func(b bucket) bool { return b.count >= rank })
-	if b == len(buckets)-1 {
+	if beyondBounds(q, buckets) {
 		return buckets[len(buckets)-2].le
 	}
+	rank := q * total
+	b := slices.IndexFunc(buckets, func(b bucket) bool { return b.count >= rank })
 	if b == 0 && buckets[0].le <= 0 {
 		return buckets[0].le
 	}
