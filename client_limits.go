@@ -41,23 +41,20 @@ import (
 // Deployments client, the event recorders, the leader election lock and the metrics
 // endpoint's authentication each copy cfg, and client-go would give each copy a bucket of
 // its own from QPS and Burst, so together they could send several times the limit. With
-// one bucket, --kube-api-qps and --kube-api-burst bound all of the operator's requests. A
+// one bucket, --kube-api-qps and --kube-api-burst bound all of its requests. A
 // negative qps sets no limit, as client-go has it.
 //
-// It returns the bucket's limiter for the reconciler's events (see eventRecorder), which
-// lets a request through only when the bucket is full, so with a token that no other
-// request could have had: a full bucket loses the tokens it earns. When the limit binds,
-// the writes that converge Foos keep every token they can use, the burst included, and
-// their events follow; the reconciler writes its reports in progress only while the bucket
-// is full but for a token (spare, FooReconciler.SpareTokens). nil when there is no limit.
-func shareClientLimits(cfg *rest.Config, qps float64, burst int) *yielding {
+// It returns the bucket, for the reconciler's events (yielding) and its reports in
+// progress, which it writes only while the bucket is full but for a token (spare,
+// FooReconciler.SpareTokens). nil when there is no limit.
+func shareClientLimits(cfg *rest.Config, qps float64, burst int) *bucket {
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	if qps <= 0 {
 		return nil
 	}
 	b := newBucket(qps, burst)
 	cfg.RateLimiter = b
-	return &yielding{bucket: b, turn: make(chan struct{}, 1)}
+	return &b
 }
 
 // validateClientLimits refuses the --kube-api-qps and --kube-api-burst that bound nothing as
@@ -175,40 +172,37 @@ func (b bucket) spare() bool {
 	return b.tokens() >= max(burst-1, burst/2)
 }
 
-// yielding takes a token of its bucket only when the bucket is full, looking at most every
-// yieldingPoll.
+// yielding is the rate limiter of the reconciler's events: it lets a request through only
+// when the operator has nothing else to do: no Foo waits in its workqueue for a worker
+// (idle, FooReconciler.Idle), and, under a client limit, its bucket is full, so the event
+// takes a token that no other request could have had (a full bucket loses the tokens it
+// earns). It looks at most every yieldingPoll. In a mass change (thousands of Foos created,
+// scaled or set back at once) the writes that converge Foos go first and the events follow,
+// as many as maxWaitingEvents, the rest dropped (shedding): an event per Foo would add a
+// write per Foo to an API server that the cluster's controllers are behind on, in time with
+// the operator's own writes (docs/benchmark-history.md).
 type yielding struct {
-	bucket
-	// waiting counts the callers waiting for a spare token.
-	waiting atomic.Int32
-	// turn holds the one caller that looks for a token; the others wait to send to it, in
-	// turn, without polling.
-	turn chan struct{}
+	// bucket is the operator's shared client limit; nil when there is none.
+	bucket *bucket
+	// idle reports whether no Foo waits for a worker.
+	idle func() bool
 }
 
-const (
-	// yieldingPoll is the longest a yielding caller waits between looks at the bucket, so
-	// that a slow bucket does not keep it waiting long after the other callers stopped.
-	yieldingPoll = 50 * time.Millisecond
-	// maxYielding bounds the events that wait for spare tokens, as client-go bounds the
-	// events it queues (1000): each holds a goroutine of the recorder's and its request,
-	// about 8 KiB, so a burst of changes to thousands of Foos under a client limit that
-	// binds does not grow the operator's memory with them. The reconciler's recorder drops
-	// the events past it (shedding), before they reach Wait.
-	maxYielding = 1000
-)
+// yieldingPoll is the longest a yielding caller waits between looks, so that a slow bucket
+// does not keep it waiting long after the other callers stopped.
+const yieldingPoll = 50 * time.Millisecond
 
-func (l *yielding) Wait(ctx context.Context) error {
-	l.waiting.Add(1)
-	defer l.waiting.Add(-1)
-	select {
-	case l.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+// TryAccept takes a token, if the operator is idle and its bucket (if any) full.
+func (l yielding) TryAccept() bool {
+	return l.idle() && (l.bucket == nil || l.bucket.full() && l.bucket.TryAccept())
+}
+
+func (l yielding) Wait(ctx context.Context) error {
+	poll := yieldingPoll
+	if l.bucket != nil {
+		poll = min(poll, time.Duration(float64(time.Second)/float64(l.bucket.QPS())))
 	}
-	defer func() { <-l.turn }()
-	poll := min(yieldingPoll, time.Duration(float64(time.Second)/float64(l.QPS())))
-	for !l.full() || !l.TryAccept() {
+	for !l.TryAccept() {
 		select {
 		case <-time.After(poll):
 		case <-ctx.Done():
@@ -218,35 +212,78 @@ func (l *yielding) Wait(ctx context.Context) error {
 	return nil
 }
 
-func (l *yielding) Accept() {
-	_ = l.Wait(context.Background())
+func (l yielding) Accept() { _ = l.Wait(context.Background()) }
+func (l yielding) Stop()   {}
+
+// QPS is the bucket's rate; 0 when there is no client limit.
+func (l yielding) QPS() float32 {
+	if l.bucket == nil {
+		return 0
+	}
+	return l.bucket.QPS()
 }
 
-// crowded reports whether maxYielding callers wait for a spare token.
-func (l *yielding) crowded() bool {
-	return l.waiting.Load() >= maxYielding
+// inTurn is the sink of the reconciler's events: it sends one at a time, so that the events
+// held back while Foos waited go out one after another once none does, not hundreds at
+// once (which kept the leader's Lease renewals waiting past their deadline on an API server
+// with one CPU: docs/benchmark-history.md), and counts those waiting for their turn.
+type inTurn struct {
+	events.EventSink
+	mu      sync.Mutex
+	waiting atomic.Int32
+}
+
+// maxWaitingEvents bounds the events that wait for their turn, as client-go bounds the
+// events it queues (1000): each holds a goroutine of the recorder's and its request, about
+// 8 KiB, so a burst of changes to thousands of Foos does not grow the operator's memory with
+// them. The reconciler's recorder drops the events past it (shedding).
+const maxWaitingEvents = 1000
+
+func (s *inTurn) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Create(ctx, e) })
+}
+
+func (s *inTurn) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Update(ctx, e) })
+}
+
+func (s *inTurn) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
+	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Patch(ctx, old, data) })
+}
+
+// send makes one request of the sink's, once the one before it returned.
+func (s *inTurn) send(request func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return request()
+}
+
+// crowded reports whether maxWaitingEvents events wait for their turn.
+func (s *inTurn) crowded() bool {
+	return s.waiting.Load() >= maxWaitingEvents
 }
 
 // eventsDropped counts the events the reconciler's recorder dropped (shedding).
 var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 	Name: "foo_operator_events_dropped_total",
-	Help: "Events about Foos the operator dropped instead of sending, because its client limit (--kube-api-qps) binds and 1000 of its events already wait for spare tokens.",
+	Help: "Events about Foos the operator dropped instead of sending, because 1000 of its events already waited for it to be idle: no Foo waiting for a worker and, under a client limit (--kube-api-qps), its bucket full.",
 })
 
-// shedding drops the events its recorder would make wait once limiter (nil: none) is
-// crowded, as client-go's core/v1 broadcaster drops events past its queue of 1000: the
-// operator's memory stays bounded, and no event ever takes a token from a write (when
-// events past 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s
-// instead of 80: docs/benchmark-history.md). Events are best-effort in Kubernetes:
-// kube-apiserver keeps them for an hour. It also cuts each note to what the API server
-// takes (fitNote).
+// shedding drops the events its recorder would make wait once sink is crowded, as
+// client-go's core/v1 broadcaster drops events past its queue of 1000: the operator's
+// memory stays bounded, and no event ever waits in turn with a write (when events past
+// 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s instead of
+// 80: docs/benchmark-history.md). Events are best-effort in Kubernetes: kube-apiserver
+// keeps them for an hour. It also cuts each note to what the API server takes (fitNote).
 type shedding struct {
 	events.EventRecorder
-	limiter *yielding
+	sink *inTurn
 }
 
 func (r shedding) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	if r.limiter != nil && r.limiter.crowded() {
+	if r.sink.crowded() {
 		eventsDropped.Inc()
 		return
 	}
@@ -273,20 +310,19 @@ func fitNote(note string) string {
 }
 
 // eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
-// limiter (nil: cfg's limits), shedding past maxYielding waiting events, its notes cut to
-// noteLimit. controller-runtime's recorder would send them with the manager's
-// configuration, in turn with its other requests. The recorder sends each event from a goroutine of its own; events that wait
-// stop being sent when ctx ends.
-func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter *yielding) (events.EventRecorder, error) {
+// limiter and go one at a time (inTurn), shedding past maxWaitingEvents waiting events, its
+// notes cut to noteLimit. controller-runtime's recorder would send them with the manager's
+// configuration, in turn with its other requests. The recorder sends each event from a
+// goroutine of its own; events that wait stop being sent when ctx ends.
+func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter yielding) (events.EventRecorder, error) {
 	cfg = rest.CopyConfig(cfg)
-	if limiter != nil {
-		cfg.RateLimiter = limiter
-	}
+	cfg.RateLimiter = limiter
 	c, err := eventsv1client.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, err
 	}
-	b := events.NewBroadcaster(&events.EventSinkImpl{Interface: c})
+	sink := &inTurn{EventSink: &events.EventSinkImpl{Interface: c}}
+	b := events.NewBroadcaster(sink)
 	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
 		return nil, err
 	}
@@ -299,5 +335,5 @@ func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Clien
 	}); err != nil {
 		return nil, err
 	}
-	return shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), limiter: limiter}, nil
+	return shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), sink: sink}, nil
 }

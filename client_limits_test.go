@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/flowcontrol"
@@ -48,27 +49,29 @@ func TestShareClientLimits(t *testing.T) {
 	g.Expect(unlimited.RateLimiter).To(BeNil())
 	g.Expect(unlimited.QPS).To(BeNumerically("<", 0))
 
+	idle := func() bool { return true }
 	// 5 tokens a second, so that a token comes every 200 ms.
 	cfg := &rest.Config{}
-	eventLimiter := shareClientLimits(cfg, 5, 1)
+	b := shareClientLimits(cfg, 5, 1)
 	g.Expect(cfg.RateLimiter).NotTo(BeNil())
-	g.Expect(eventLimiter).NotTo(BeNil())
-	g.Expect(contend(t, cfg.RateLimiter, eventLimiter)).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
+	g.Expect(b).NotTo(BeNil())
+	g.Expect(contend(t, cfg.RateLimiter, yielding{bucket: b, idle: idle})).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
 
 	// An event leaves the bucket's burst to the writes: it waits until the bucket is full
 	// again (1 token a second, so 1 s for the token a write took).
 	burst := &rest.Config{}
-	eventLimiter = shareClientLimits(burst, 1, 3)
+	b = shareClientLimits(burst, 1, 3)
+	eventLimiter := yielding{bucket: b, idle: idle}
 	g.Expect(burst.RateLimiter.Wait(ctx)).To(Succeed())
 	early, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	g.Expect(eventLimiter.Wait(early)).To(MatchError(context.DeadlineExceeded), "2 of 3 tokens left")
 	g.Expect(eventLimiter.Wait(ctx)).To(Succeed())
-	g.Expect(eventLimiter.tokens()).To(BeNumerically("<", 3))
+	g.Expect(b.tokens()).To(BeNumerically("<", 3))
 
 	// An event that waits for a token gives up when its context ends.
 	slow := &rest.Config{}
-	eventLimiter = shareClientLimits(slow, 1, 1)
+	eventLimiter = yielding{bucket: shareClientLimits(slow, 1, 1), idle: idle}
 	g.Expect(slow.RateLimiter.Wait(ctx)).To(Succeed(), "the burst's token: the next comes in 1 s")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
@@ -119,22 +122,78 @@ func contend(t *testing.T, bucket, eventLimiter flowcontrol.RateLimiter) []strin
 	return order
 }
 
-// Once maxYielding events wait for spare tokens, the reconciler's recorder drops the next
-// and counts it; below, it records it.
+// With or without a client limit, an event waits while Foos wait for a worker, and goes
+// once none does: the writes that converge Foos go first.
+func TestEventsWaitForIdleWorkers(t *testing.T) {
+	for name, limit := range map[string]float64{"no client limit": -1, "a client limit": 100} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			var idle atomic.Bool
+			eventLimiter := yielding{bucket: shareClientLimits(&rest.Config{}, limit, 10), idle: idle.Load}
+			g.Expect(eventLimiter.TryAccept()).To(BeFalse(), "Foos wait")
+			sent := make(chan error, 1)
+			go func() { sent <- eventLimiter.Wait(t.Context()) }()
+			g.Consistently(sent).WithTimeout(3*yieldingPoll).ShouldNot(Receive(), "Foos wait")
+			idle.Store(true)
+			g.Eventually(sent).WithTimeout(time.Second).Should(Receive(BeNil()), "no Foo waits")
+		})
+	}
+}
+
+// Once maxWaitingEvents events wait for their turn, the reconciler's recorder drops the
+// next and counts it; below, it records it.
 func TestShedding(t *testing.T) {
 	g := NewWithT(t)
-	limiter := shareClientLimits(&rest.Config{}, 5, 1)
+	sink := &inTurn{}
 	fake := events.NewFakeRecorder(1)
-	recorder := shedding{EventRecorder: fake, limiter: limiter}
+	recorder := shedding{EventRecorder: fake, sink: sink}
 	foo := &samplev1alpha1.Foo{}
 	dropped := testutil.ToFloat64(eventsDropped)
 
 	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)
 	g.Expect(fake.Events).To(Receive(Equal("Normal Tested sent 1")))
-	limiter.waiting.Store(maxYielding)
+	sink.waiting.Store(maxWaitingEvents)
 	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 2)
 	g.Expect(fake.Events).NotTo(Receive())
 	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 1))
+}
+
+// The events' sink sends one event at a time, and counts those waiting for their turn.
+func TestEventsInTurn(t *testing.T) {
+	g := NewWithT(t)
+	inner := &slowSink{release: make(chan struct{})}
+	sink := &inTurn{EventSink: inner}
+	var sent sync.WaitGroup
+	for range 3 {
+		sent.Go(func() {
+			_, err := sink.Create(t.Context(), &eventsv1.Event{})
+			g.Expect(err).NotTo(HaveOccurred())
+		})
+	}
+	g.Eventually(sink.waiting.Load).WithTimeout(time.Second).Should(BeEquivalentTo(3))
+	for range 3 {
+		inner.release <- struct{}{}
+	}
+	sent.Wait()
+	g.Expect(sink.waiting.Load()).To(BeZero())
+	g.Expect(inner.most.Load()).To(BeEquivalentTo(1), "one request at a time")
+}
+
+// slowSink is an events.EventSink whose Create returns once release receives, and that
+// records the most calls under way at once.
+type slowSink struct {
+	events.EventSink
+	release   chan struct{}
+	now, most atomic.Int32
+}
+
+func (s *slowSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	n := s.now.Add(1)
+	defer s.now.Add(-1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	<-s.release
+	return e, nil
 }
 
 // TestBucketBoundUnderContention checks that many callers, waiting and trying at once,
@@ -256,8 +315,7 @@ func TestValidateClientLimits(t *testing.T) {
 func TestLeaseRequestsGoAheadOfTheBucket(t *testing.T) {
 	g := NewWithT(t)
 	shared := &rest.Config{}
-	shareClientLimits(shared, 0.5, 1)
-	b := shared.RateLimiter.(bucket)
+	b := *shareClientLimits(shared, 0.5, 1)
 	start := time.Now()
 	b.now = func() time.Time { return start }
 	shared.RateLimiter = b

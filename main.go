@@ -285,10 +285,10 @@ func main() {
 }
 
 // connect gives r the manager's client and API reader, a Deployments client on the
-// manager's configuration, an event recorder whose requests wait on limiter, and, under a
-// client limit (limiter not nil), whether its bucket has tokens to spare for reports in
-// progress.
-func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *yielding) error {
+// manager's configuration, an event recorder whose requests wait for the operator to be idle
+// (yielding), and, under a client limit (limiter not nil), whether its bucket has tokens to
+// spare for reports in progress.
+func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *bucket) error {
 	var err error
 	r.Client, r.APIReader = mgr.GetClient(), mgr.GetAPIReader()
 	if r.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
@@ -296,7 +296,7 @@ func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *yielding) 
 	}
 	// Not the manager's context: the events of the reconciles that finish while the manager
 	// stops are sent until the process exits.
-	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), limiter); err != nil {
+	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), yielding{bucket: limiter, idle: r.Idle}); err != nil {
 		return fmt.Errorf("the event recorder: %w", err)
 	}
 	if limiter != nil {

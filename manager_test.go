@@ -177,7 +177,7 @@ func TestManagerOnAPIServer(t *testing.T) {
 		g := NewWithT(t)
 		ctx := t.Context()
 		limited := rest.CopyConfig(cfg)
-		yielding := shareClientLimits(limited, 5, 1)
+		yielding := yielding{bucket: shareClientLimits(limited, 5, 1), idle: func() bool { return true }}
 		httpClient, err := rest.HTTPClientFor(limited)
 		g.Expect(err).NotTo(HaveOccurred())
 		recorder, err := eventRecorder(ctx, limited, httpClient, yielding)

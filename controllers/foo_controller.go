@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -37,8 +38,8 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -158,6 +159,8 @@ type FooReconciler struct {
 	hashes desiredHashes
 	// waiting are the Foos that are not Ready and wait on a rollout for a report in progress.
 	waiting waitingRollouts
+	// queue is the controller's workqueue, once the controller made it.
+	queue workqueueOf
 }
 
 // Foos are read from the cache only: list and watch, no get. test/chaos checks that every
@@ -787,12 +790,7 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		return fmt.Errorf("index Foos by deploymentName: %w", err)
 	}
 
-	// client-go's workqueue, not controller-runtime's priority queue: in v0.23.3 the priority
-	// queue can deadlock on shutdown (a ready item handed to a worker that already left on
-	// ShutDown blocks the queue's lock; kubernetes-sigs/controller-runtime#3538, fixed by
-	// #3540), which stalls SIGTERM for the whole graceful-shutdown period. Seen here in the
-	// envtest suite. Drop this with a controller-runtime release that has the fix.
-	opts.UsePriorityQueue = ptr.To(false)
+	opts.NewQueue = r.queue.make
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("foo").
@@ -809,6 +807,37 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.otherFoosNaming)).
 		WithOptions(opts).
 		Complete(r)
+}
+
+// Idle reports whether no Foo waits in the controller's workqueue for a worker (true before
+// the controller starts). The operator's events wait for it (main's yielding), so that the
+// writes that converge Foos go first.
+func (r *FooReconciler) Idle() bool { return r.queue.empty() }
+
+// workqueueOf keeps the controller's workqueue for Idle.
+type workqueueOf struct {
+	mu    sync.Mutex
+	queue workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+// make is the controller's NewQueue: controller-runtime's default but client-go's
+// workqueue, not controller-runtime's priority queue: in v0.23.3 the priority queue can
+// deadlock on shutdown (a ready item handed to a worker that already left on ShutDown
+// blocks the queue's lock; kubernetes-sigs/controller-runtime#3538, fixed by #3540), which
+// stalls SIGTERM for the whole graceful-shutdown period. Seen here in the envtest suite.
+func (w *workqueueOf) make(name string, limiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.queue = q
+	return q
+}
+
+// empty reports whether no Foo waits in the queue, or there is none yet.
+func (w *workqueueOf) empty() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queue == nil || w.queue.Len() == 0
 }
 
 // countChanges is a predicate that lets every event through and counts in

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -39,9 +40,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/yaml"
 
 	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
@@ -943,4 +946,22 @@ func gauge(g Gomega, name string, labels map[string]string) float64 {
 		return series[0].GetGauge().GetValue()
 	}
 	return series[0].GetCounter().GetValue()
+}
+
+// The reconciler is idle while no Foo waits in its workqueue for a worker: a Foo a worker
+// took no longer waits, and a pass scheduled for later does not wait yet.
+func TestIdle(t *testing.T) {
+	g := NewWithT(t)
+	r := &FooReconciler{}
+	g.Expect(r.Idle()).To(BeTrue(), "no workqueue yet")
+	q := r.queue.make("idle-test", workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	foo := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "foo"}}
+	q.Add(foo)
+	g.Expect(r.Idle()).To(BeFalse(), "a Foo waits")
+	item, _ := q.Get()
+	g.Expect(r.Idle()).To(BeTrue(), "a worker took it")
+	q.Done(item)
+	q.AddAfter(foo, time.Hour)
+	g.Expect(r.Idle()).To(BeTrue(), "a pass an hour later")
 }

@@ -104,8 +104,9 @@ var readingGuide = `How to read it:
 - The bare client is the lower bound: the same work (the operator's Deployment for each Foo,
   its pod template included, its replicas, the Foo's availableReplicas), the same client limits,
   as many workers and the same cache scope as the operator, and nothing else. What the operator does beyond it shows in the difference: an event
-  for each change it makes to a Deployment (when its client limit binds, sent only with tokens
-  none of its other requests could use, its bucket being full, and dropped past 1000 waiting); status conditions (Ready, Progressing) and
+  for each change it makes to a Deployment (sent one at a time once no Foo waits for its
+  workers and, under a client limit, with tokens none of its other requests could use, its
+  bucket being full; dropped past 1000 waiting); status conditions (Ready, Progressing) and
   observedGeneration, written with availableReplicas, and the steps of rollouts that take longer
   than ` + "`--progress-report-delay`" + ` (15 s), but for scales of Ready Foos and for the Foos of a mass rollout (more Foos that are not Ready waiting on rollouts at once than ` + "`--progress-report-max-rollouts`" + `); leader election (a Lease renewal every 2 s while idle); the
   metrics endpoint's authentication; and a read of the stored Deployment when another writer
