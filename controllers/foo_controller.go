@@ -40,6 +40,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -790,6 +791,11 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		return fmt.Errorf("index Foos by deploymentName: %w", err)
 	}
 
+	// Not the priority queue (see make): controller-runtime then also gives the queue the
+	// rate limiter it gives client-go's workqueue, each Foo's retries backed off from 5 ms
+	// to 1,000 s within an overall 10 per second (bursts of 100), not the priority queue's
+	// backoff alone.
+	opts.UsePriorityQueue = ptr.To(false)
 	opts.NewQueue = r.queue.make
 
 	return ctrl.NewControllerManagedBy(mgr).
