@@ -198,11 +198,12 @@ func (l yielding) TryAccept() bool {
 }
 
 func (l yielding) Wait(ctx context.Context) error {
-	poll := yieldingPoll
-	if l.bucket != nil {
-		poll = min(poll, time.Duration(float64(time.Second)/float64(l.bucket.QPS())))
-	}
 	for !l.TryAccept() {
+		// While Foos wait, every yieldingPoll; then as often as the bucket earns a token.
+		poll := yieldingPoll
+		if l.bucket != nil && l.idle() {
+			poll = min(poll, time.Duration(float64(time.Second)/float64(l.bucket.QPS())))
+		}
 		select {
 		case <-time.After(poll):
 		case <-ctx.Done():

@@ -163,18 +163,18 @@ func TestEventsInTurn(t *testing.T) {
 	g := NewWithT(t)
 	inner := &slowSink{release: make(chan struct{})}
 	sink := &inTurn{EventSink: inner}
-	var sent sync.WaitGroup
+	sent := make(chan error, 3)
 	for range 3 {
-		sent.Go(func() {
+		go func() {
 			_, err := sink.Create(t.Context(), &eventsv1.Event{})
-			g.Expect(err).NotTo(HaveOccurred())
-		})
+			sent <- err
+		}()
 	}
 	g.Eventually(sink.waiting.Load).WithTimeout(time.Second).Should(BeEquivalentTo(3))
 	for range 3 {
 		inner.release <- struct{}{}
+		g.Expect(<-sent).NotTo(HaveOccurred())
 	}
-	sent.Wait()
 	g.Expect(sink.waiting.Load()).To(BeZero())
 	g.Expect(inner.most.Load()).To(BeEquivalentTo(1), "one request at a time")
 }
