@@ -173,8 +173,8 @@ func (b bucket) spare() bool {
 }
 
 // yielding is the rate limiter of the reconciler's events: it lets a request through only
-// when the operator has nothing else to do: no Foo waits in its workqueue for a worker
-// (idle, FooReconciler.Idle), and, under a client limit, its bucket is full, so the event
+// once no Foo waits in the operator's workqueue for a worker (idle, FooReconciler.Idle) and,
+// under a client limit, its bucket is full, so the event
 // takes a token that no other request could have had (a full bucket loses the tokens it
 // earns). It looks at most every yieldingPoll. In a mass change (thousands of Foos created,
 // scaled or set back at once) the writes that converge Foos go first and the events follow,
