@@ -948,6 +948,18 @@ func gauge(g Gomega, name string, labels map[string]string) float64 {
 	return series[0].GetCounter().GetValue()
 }
 
+// The manager's controller takes its work from the queue Idle reads: SetupWithManager gives
+// it the reconciler's NewQueue (without it, Idle would always report true).
+var _ = Describe("Foo controller's workqueue", func() {
+	It("is the one Idle reads", func() {
+		Eventually(func() workqueue.TypedRateLimitingInterface[reconcile.Request] {
+			reconciler.queue.mu.Lock()
+			defer reconciler.queue.mu.Unlock()
+			return reconciler.queue.queue
+		}).Should(Not(BeNil()))
+	})
+})
+
 // The reconciler is idle while no Foo waits in its workqueue for a worker: a Foo a worker
 // took no longer waits, and a pass scheduled for later does not wait yet.
 func TestIdle(t *testing.T) {
