@@ -33,6 +33,7 @@ import (
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -172,40 +173,39 @@ func (b bucket) spare() bool {
 	return b.tokens() >= max(burst-1, burst/2)
 }
 
-// yielding is the rate limiter of the reconciler's events: it lets a request through only
-// once no Foo waits in the operator's workqueue for a worker (idle, FooReconciler.Idle) and,
-// under a client limit, its bucket is full, so the event
-// takes a token that no other request could have had (a full bucket loses the tokens it
-// earns). It looks at most every yieldingPoll. In a mass change (thousands of Foos created,
-// scaled or set back at once) the writes that converge Foos go first and the events follow,
-// as many as maxWaitingEvents, the rest dropped (shedding): an event per Foo would add a
-// write per Foo to an API server that the cluster's controllers are behind on, in time with
-// the operator's own writes (docs/benchmark-history.md).
-type yielding struct {
-	// bucket is the operator's shared client limit; nil when there is none.
-	bucket *bucket
-	// idle reports whether no Foo waits for a worker.
-	idle func() bool
-}
+// yielding is the rate limiter of the reconciler's events under a client limit: it lets a
+// request through only once the bucket is full, so the event takes a token that no other
+// request could have had (a full bucket loses the tokens it earns). It looks at most every
+// yieldingPoll. The events' sink (inTurn) waits for that too before it sends, so that the
+// wait here is short and client-go does not log the events' wait for idle workers as
+// client-side throttling.
+type yielding struct{ bucket }
 
-// yieldingPoll is the longest a yielding caller waits between looks, so that a slow bucket
-// does not keep it waiting long after the other callers stopped.
+// yieldingPoll is the longest an event waits between looks at the bucket or at the
+// operator's workqueue (inTurn), so that a slow bucket does not keep it waiting long after
+// the other callers stopped.
 const yieldingPoll = 50 * time.Millisecond
 
-// TryAccept takes a token, if the operator is idle and its bucket (if any) full.
-func (l yielding) TryAccept() bool {
-	return l.idle() && (l.bucket == nil || l.bucket.full() && l.bucket.TryAccept())
-}
+// TryAccept takes a token, if the bucket is full.
+func (l yielding) TryAccept() bool { return l.full() && l.bucket.TryAccept() }
 
 func (l yielding) Wait(ctx context.Context) error {
-	for !l.TryAccept() {
-		// While Foos wait, every yieldingPoll; then as often as the bucket earns a token.
-		poll := yieldingPoll
-		if l.bucket != nil && l.idle() {
-			poll = min(poll, time.Duration(float64(time.Second)/float64(l.bucket.QPS())))
-		}
+	return poll(ctx, l.TryAccept, l.every)
+}
+
+func (l yielding) Accept() { _ = l.Wait(context.Background()) }
+
+// every is how often a caller waiting for a full bucket looks: as often as it earns a token,
+// at most every yieldingPoll.
+func (l yielding) every() time.Duration {
+	return min(yieldingPoll, time.Duration(float64(time.Second)/float64(l.QPS())))
+}
+
+// poll returns once ready reports true, looking again after every(), or when ctx ends.
+func poll(ctx context.Context, ready func() bool, every func() time.Duration) error {
+	for !ready() {
 		select {
-		case <-time.After(poll):
+		case <-time.After(every()):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -213,26 +213,37 @@ func (l yielding) Wait(ctx context.Context) error {
 	return nil
 }
 
-func (l yielding) Accept() { _ = l.Wait(context.Background()) }
-func (l yielding) Stop()   {}
-
-// QPS is the bucket's rate; 0 when there is no client limit.
-func (l yielding) QPS() float32 {
-	if l.bucket == nil {
-		return 0
-	}
-	return l.bucket.QPS()
-}
-
-// inTurn is the sink of the reconciler's events: it sends one at a time, so that the events
-// held back while Foos waited go out one after another once none does, not hundreds at
-// once (which kept the leader's Lease renewals waiting past their deadline on an API server
-// with one CPU: docs/benchmark-history.md), and counts those waiting for their turn.
+// inTurn is the sink of the reconciler's events. It sends an event only once no Foo waits in
+// the operator's workqueue for a worker (idle, FooReconciler.Idle) and, under a client limit
+// (limit not nil), the bucket is full: in a mass change (thousands of Foos created, scaled or
+// set back at once) the writes that converge Foos go first and the events follow, as many as
+// maxWaitingEvents, the rest dropped (shedding); an event per Foo would add a write per Foo
+// to an API server that the cluster's controllers are behind on, in time with the
+// operator's own writes (docs/benchmark-history.md). It waits here, before the request,
+// rather than in the request's rate limiter, where client-go would log the wait as
+// client-side throttling.
+//
+// It sends one event at a time, so that the events held back while Foos waited go out one
+// after another once none does, not hundreds at once (which kept the leader's Lease renewals
+// waiting past their deadline on an API server with one CPU: docs/benchmark-history.md), and
+// it counts those waiting for their turn.
 type inTurn struct {
 	events.EventSink
+	// idle reports whether no Foo waits for a worker.
+	idle func() bool
+	// limit is the operator's shared client limit; nil when there is none.
+	limit   *bucket
 	mu      sync.Mutex
 	waiting atomic.Int32
 }
+
+// eventTimeout bounds an event's request once its rate limiter let it through (the events
+// client's http.Client.Timeout, which client-go also sends kube-apiserver as the request's
+// timeout): a request that hangs, as on a connection gone dead before HTTP/2's health check
+// closes it, holds the events behind it for at most that long each. client-go's broadcaster
+// tries a failed request again 10 to 12.5 s later, 12 tries in all, but not one the API
+// server refused.
+const eventTimeout = 15 * time.Second
 
 // maxWaitingEvents bounds the events that wait for their turn, as client-go bounds the
 // events it queues (1000): each holds a goroutine of the recorder's and its request, about
@@ -241,24 +252,42 @@ type inTurn struct {
 const maxWaitingEvents = 1000
 
 func (s *inTurn) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Create(ctx, e) })
+	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Create(ctx, e) })
 }
 
 func (s *inTurn) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Update(ctx, e) })
+	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Update(ctx, e) })
 }
 
 func (s *inTurn) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	return s.send(func() (*eventsv1.Event, error) { return s.EventSink.Patch(ctx, old, data) })
+	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Patch(ctx, old, data) })
 }
 
-// send makes one request of the sink's, once the one before it returned.
-func (s *inTurn) send(request func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+// send makes one request of the sink's, once the one before it returned and the operator is
+// idle and its bucket, if any, full.
+func (s *inTurn) send(ctx context.Context, request func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := poll(ctx, s.ready, s.every); err != nil {
+		return nil, err
+	}
 	return request()
+}
+
+// ready reports whether no Foo waits and the bucket, if any, is full.
+func (s *inTurn) ready() bool {
+	return s.idle() && (s.limit == nil || s.limit.full())
+}
+
+// every is how often an event looks again: every yieldingPoll while Foos wait, then as often
+// as the bucket earns a token.
+func (s *inTurn) every() time.Duration {
+	if s.limit == nil || !s.idle() {
+		return yieldingPoll
+	}
+	return yielding{*s.limit}.every()
 }
 
 // crowded reports whether maxWaitingEvents events wait for their turn.
@@ -310,19 +339,18 @@ func fitNote(note string) string {
 	return note[:cut] + ellipsis
 }
 
-// eventRecorder is the reconciler's event recorder: client-go's, whose requests wait on
-// limiter and go one at a time (inTurn), shedding past maxWaitingEvents waiting events, its
+// eventRecorder is the reconciler's event recorder: client-go's, whose events go one at a
+// time once idle reports that no Foo waits and, under a client limit (limit not nil), its
+// bucket is full (inTurn, yielding), shedding past maxWaitingEvents waiting events, their
 // notes cut to noteLimit. controller-runtime's recorder would send them with the manager's
 // configuration, in turn with its other requests. The recorder sends each event from a
 // goroutine of its own; events that wait stop being sent when ctx ends.
-func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limiter yielding) (events.EventRecorder, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.RateLimiter = limiter
-	c, err := eventsv1client.NewForConfigAndClient(cfg, httpClient)
+func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limit *bucket, idle func() bool) (events.EventRecorder, error) {
+	c, err := eventsClient(cfg, httpClient, limit)
 	if err != nil {
 		return nil, err
 	}
-	sink := &inTurn{EventSink: &events.EventSinkImpl{Interface: c}}
+	sink := &inTurn{EventSink: &events.EventSinkImpl{Interface: c}, idle: idle, limit: limit}
 	b := events.NewBroadcaster(sink)
 	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
 		return nil, err
@@ -337,4 +365,18 @@ func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Clien
 		return nil, err
 	}
 	return shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), sink: sink}, nil
+}
+
+// eventsClient is the events' client: cfg's and httpClient's, its requests let through by
+// yielding under a client limit (limit not nil), by none otherwise, each bounded by
+// eventTimeout.
+func eventsClient(cfg *rest.Config, httpClient *http.Client, limit *bucket) (*eventsv1client.EventsV1Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.RateLimiter = flowcontrol.NewFakeAlwaysRateLimiter()
+	if limit != nil {
+		cfg.RateLimiter = yielding{*limit}
+	}
+	timed := *httpClient
+	timed.Timeout = eventTimeout
+	return eventsv1client.NewForConfigAndClient(cfg, &timed)
 }

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -49,19 +50,18 @@ func TestShareClientLimits(t *testing.T) {
 	g.Expect(unlimited.RateLimiter).To(BeNil())
 	g.Expect(unlimited.QPS).To(BeNumerically("<", 0))
 
-	idle := func() bool { return true }
 	// 5 tokens a second, so that a token comes every 200 ms.
 	cfg := &rest.Config{}
 	b := shareClientLimits(cfg, 5, 1)
 	g.Expect(cfg.RateLimiter).NotTo(BeNil())
 	g.Expect(b).NotTo(BeNil())
-	g.Expect(contend(t, cfg.RateLimiter, yielding{bucket: b, idle: idle})).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
+	g.Expect(contend(t, cfg.RateLimiter, yielding{*b})).To(Equal(append(slices.Repeat([]string{"write"}, 6), "event")))
 
 	// An event leaves the bucket's burst to the writes: it waits until the bucket is full
 	// again (1 token a second, so 1 s for the token a write took).
 	burst := &rest.Config{}
 	b = shareClientLimits(burst, 1, 3)
-	eventLimiter := yielding{bucket: b, idle: idle}
+	eventLimiter := yielding{*b}
 	g.Expect(burst.RateLimiter.Wait(ctx)).To(Succeed())
 	early, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
@@ -71,7 +71,7 @@ func TestShareClientLimits(t *testing.T) {
 
 	// An event that waits for a token gives up when its context ends.
 	slow := &rest.Config{}
-	eventLimiter = yielding{bucket: shareClientLimits(slow, 1, 1), idle: idle}
+	eventLimiter = yielding{*shareClientLimits(slow, 1, 1)}
 	g.Expect(slow.RateLimiter.Wait(ctx)).To(Succeed(), "the burst's token: the next comes in 1 s")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
@@ -122,21 +122,54 @@ func contend(t *testing.T, bucket, eventLimiter flowcontrol.RateLimiter) []strin
 	return order
 }
 
-// With or without a client limit, an event waits while Foos wait for a worker, and goes
-// once none does: the writes that converge Foos go first.
+// With or without a client limit, an event waits while Foos wait for a worker, counted as
+// waiting for its turn, and goes once none does: the writes that converge Foos go first.
+// Under a limit it also waits for the bucket to be full.
 func TestEventsWaitForIdleWorkers(t *testing.T) {
-	for name, limit := range map[string]float64{"no client limit": -1, "a client limit": 100} {
+	for name, qps := range map[string]float64{"no client limit": -1, "a client limit": 1} {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
 			var idle atomic.Bool
-			eventLimiter := yielding{bucket: shareClientLimits(&rest.Config{}, limit, 10), idle: idle.Load}
-			g.Expect(eventLimiter.TryAccept()).To(BeFalse(), "Foos wait")
+			inner := &slowSink{release: make(chan struct{}, 1)}
+			limit := shareClientLimits(&rest.Config{}, qps, 10)
+			sink := &inTurn{EventSink: inner, idle: idle.Load, limit: limit}
 			sent := make(chan error, 1)
-			go func() { sent <- eventLimiter.Wait(t.Context()) }()
+			go func() {
+				_, err := sink.Create(t.Context(), &eventsv1.Event{})
+				sent <- err
+			}()
+			inner.release <- struct{}{}
 			g.Consistently(sent).WithTimeout(3*yieldingPoll).ShouldNot(Receive(), "Foos wait")
+			g.Expect(sink.waiting.Load()).To(BeEquivalentTo(1))
+			if limit != nil {
+				// A write's token: the next comes in 1 s.
+				g.Expect(limit.TryAccept()).To(BeTrue())
+			}
 			idle.Store(true)
-			g.Eventually(sent).WithTimeout(time.Second).Should(Receive(BeNil()), "no Foo waits")
+			if limit != nil {
+				g.Consistently(sent).WithTimeout(3*yieldingPoll).ShouldNot(Receive(), "the bucket is not full")
+			}
+			g.Eventually(sent).WithTimeout(2*time.Second).Should(Receive(BeNil()), "no Foo waits, the bucket is full")
 		})
+	}
+}
+
+// The events' client lets its requests through only at a full bucket under a client limit,
+// and with no limit at all otherwise (not client-go's default 5 per second), and gives each
+// eventTimeout.
+func TestEventsClient(t *testing.T) {
+	g := NewWithT(t)
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+	limit := shareClientLimits(cfg, 5, 10)
+	for _, c := range []struct {
+		limit   *bucket
+		limiter any
+	}{{limit, yielding{}}, {nil, flowcontrol.NewFakeAlwaysRateLimiter()}} {
+		client, err := eventsClient(cfg, &http.Client{}, c.limit)
+		g.Expect(err).NotTo(HaveOccurred())
+		rc := client.RESTClient().(*rest.RESTClient)
+		g.Expect(rc.GetRateLimiter()).To(BeAssignableToTypeOf(c.limiter))
+		g.Expect(rc.Client.Timeout).To(Equal(eventTimeout))
 	}
 }
 
@@ -162,7 +195,7 @@ func TestShedding(t *testing.T) {
 func TestEventsInTurn(t *testing.T) {
 	g := NewWithT(t)
 	inner := &slowSink{release: make(chan struct{})}
-	sink := &inTurn{EventSink: inner}
+	sink := &inTurn{EventSink: inner, idle: func() bool { return true }}
 	sent := make(chan error, 3)
 	for range 3 {
 		go func() {

@@ -285,8 +285,8 @@ func main() {
 }
 
 // connect gives r the manager's client and API reader, a Deployments client on the
-// manager's configuration, an event recorder whose requests wait for the operator to be idle
-// (yielding), and, under a client limit (limiter not nil), whether its bucket has tokens to
+// manager's configuration, an event recorder whose events wait until no Foo waits for a
+// worker (r.Idle), and, under a client limit (limiter not nil), whether its bucket has tokens to
 // spare for reports in progress.
 func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *bucket) error {
 	var err error
@@ -296,7 +296,7 @@ func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *bucket) er
 	}
 	// Not the manager's context: the events of the reconciles that finish while the manager
 	// stops are sent until the process exits.
-	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), yielding{bucket: limiter, idle: r.Idle}); err != nil {
+	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), limiter, r.Idle); err != nil {
 		return fmt.Errorf("the event recorder: %w", err)
 	}
 	if limiter != nil {

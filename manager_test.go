@@ -177,10 +177,10 @@ func TestManagerOnAPIServer(t *testing.T) {
 		g := NewWithT(t)
 		ctx := t.Context()
 		limited := rest.CopyConfig(cfg)
-		limiter := yielding{bucket: shareClientLimits(limited, 5, 1), idle: func() bool { return true }}
+		limiter := shareClientLimits(limited, 5, 1)
 		httpClient, err := rest.HTTPClientFor(limited)
 		g.Expect(err).NotTo(HaveOccurred())
-		recorder, err := eventRecorder(ctx, limited, httpClient, limiter)
+		recorder, err := eventRecorder(ctx, limited, httpClient, limiter, func() bool { return true })
 		g.Expect(err).NotTo(HaveOccurred())
 		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "evented"}}
 		recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)

@@ -40,7 +40,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -791,11 +790,11 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 		return fmt.Errorf("index Foos by deploymentName: %w", err)
 	}
 
-	// Not the priority queue (see make): controller-runtime then also gives the queue the
-	// rate limiter it gives client-go's workqueue, each Foo's retries backed off from 5 ms
-	// to 1,000 s within an overall 10 per second (bursts of 100), not the priority queue's
-	// backoff alone.
-	opts.UsePriorityQueue = ptr.To(false)
+	// client-go's workqueue (see make) and its retry rate limiter: each Foo's retries backed
+	// off from 5 ms to 1,000 s within an overall 10 per second (bursts of 100). Left to
+	// controller-runtime, the rate limiter would follow UsePriorityQueue (on by default):
+	// the priority queue's backoff alone.
+	opts.RateLimiter = workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]()
 	opts.NewQueue = r.queue.make
 
 	return ctrl.NewControllerManagedBy(mgr).
@@ -816,8 +815,8 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 }
 
 // Idle reports whether no Foo waits in the controller's workqueue for a worker (true before
-// the controller starts). The operator's events wait for it (main's yielding), so that the
-// writes that converge Foos go first.
+// the controller starts and once it stopped). The operator's events wait for it (main's
+// inTurn), so that the writes that converge Foos go first.
 func (r *FooReconciler) Idle() bool { return r.queue.empty() }
 
 // workqueueOf keeps the controller's workqueue for Idle.
@@ -839,11 +838,13 @@ func (w *workqueueOf) make(name string, limiter workqueue.TypedRateLimiter[recon
 	return q
 }
 
-// empty reports whether no Foo waits in the queue, or there is none yet.
+// empty reports whether no Foo waits in the queue for a worker: none does before there is a
+// queue, nor once it shut down (controller-runtime does not drain it, and the Foos left in it
+// will not be taken).
 func (w *workqueueOf) empty() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.queue == nil || w.queue.Len() == 0
+	return w.queue == nil || w.queue.ShuttingDown() || w.queue.Len() == 0
 }
 
 // countChanges is a predicate that lets every event through and counts in

@@ -961,13 +961,13 @@ var _ = Describe("Foo controller's workqueue", func() {
 })
 
 // The reconciler is idle while no Foo waits in its workqueue for a worker: a Foo a worker
-// took no longer waits, and a pass scheduled for later does not wait yet.
+// took no longer waits, a pass scheduled for later does not wait yet, and none waits for a
+// worker once the queue shut down.
 func TestIdle(t *testing.T) {
 	g := NewWithT(t)
 	r := &FooReconciler{}
 	g.Expect(r.Idle()).To(BeTrue(), "no workqueue yet")
 	q := r.queue.make("idle-test", workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	defer q.ShutDown()
 	foo := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "foo"}}
 	q.Add(foo)
 	g.Expect(r.Idle()).To(BeFalse(), "a Foo waits")
@@ -976,4 +976,7 @@ func TestIdle(t *testing.T) {
 	q.Done(item)
 	q.AddAfter(foo, time.Hour)
 	g.Expect(r.Idle()).To(BeTrue(), "a pass an hour later")
+	q.Add(foo)
+	q.ShutDown()
+	g.Expect(r.Idle()).To(BeTrue(), "the controller stopped: no worker will take the Foo left")
 }
