@@ -313,10 +313,11 @@ type result struct {
 	// convergeEvents, scaleEvents and driftEvents are the times from the phase's beginning
 	// until the last Event of the namespace written in it (tracker.quiet).
 	convergeEvents, scaleEvents, driftEvents time.Duration
-	// convergeCluster and scaleCluster are the CPU time of the cluster's processes and the
-	// contender, and the idle and interrupt time of the CPUs they ran on, from the first Foo
-	// created (scaled) until all were ready.
-	convergeCluster, scaleCluster clusterCPU
+	// convergeCluster, scaleCluster and driftCluster are the CPU time of the cluster's
+	// processes and the contender, and the idle and interrupt time of the CPUs they ran on,
+	// from the first Foo created (scaled) until all were ready, and from the first Deployment
+	// changed until all were set back.
+	convergeCluster, scaleCluster, driftCluster clusterCPU
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
 	convergeReqs, idleReqs, scaleReqs, driftReqs, restartReqs map[string]int
@@ -903,6 +904,13 @@ func (u *run) drift(r *result) (time.Time, error) {
 	progress("%s: someone scales every Deployment to 3 replicas", u.label)
 	u.t.begin(2)
 	profiled := u.profiling(r, settingBack)
+	// The CPU from the first change until the last set back, without the profiles' start
+	// and end, which take longer than the phase at a few Foos.
+	before, err := u.cpu()
+	if err != nil {
+		_ = profiled()
+		return time.Time{}, err
+	}
 	began := time.Now()
 	ctx := context.Background()
 	patch := []byte(`{"spec":{"replicas":3}}`)
@@ -915,11 +923,12 @@ func (u *run) drift(r *result) (time.Time, error) {
 		_ = profiled()
 		return time.Time{}, fmt.Errorf("change Deployments: %w", err)
 	}
-	var err error
 	r.drift, _, err = u.t.wait(u.n, true, began, u.timeout, u.label)
-	if err := firstErr(err, profiled()); err != nil {
+	after, cpuErr := u.cpu()
+	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
 		return time.Time{}, err
 	}
+	r.driftCluster = after.since(before)
 	r.driftBack = latenciesOf(u.t.times(changed, true))
 	// Let the Deployments settle at 2 replicas, and the contender report them.
 	for {

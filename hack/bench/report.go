@@ -82,14 +82,14 @@ var readingGuide = `How to read it:
 - CPU per 1,000 Foos is the contender's utime + stime (/proc/PID/stat) from the first Foo created
   until the last was ready, per 1,000 Foos. Peak RSS is the highest VmHWM of its processes
   (read before each is stopped) but the heap profile's restart.
-- The CPU of the cluster while converging (B1) and scaling (B9) is the utime + stime of each
-  process of the contender's cluster (by kwokctl's pid files) and of the contender over the
-  phase, and the idle time of the CPUs they ran on (/proc/stat: idle and I/O wait) and the
-  time those CPUs served interrupts (hard and soft: the disk's completions, the network's),
-  against the phase's length times those CPUs. Where they are hardly ever idle, the phase took
-  as long as the CPU its processes needed, whoever of them needed it, and the time spent on
-  interrupts was not theirs (on a machine that sends all of its disk's interrupts to one CPU,
-  the contender pinned to that one serves them for both).
+- The CPU of the cluster while converging (B1), scaling (B9) and setting back (B8) is the
+  utime + stime of each process of the contender's cluster (by kwokctl's pid files) and of the
+  contender over the phase, and the idle time of the CPUs they ran on (/proc/stat: idle and I/O
+  wait) and the time those CPUs served interrupts (hard and soft: the disk's completions, the
+  network's), against the phase's length times those CPUs. Where they are hardly ever idle, the
+  phase took as long as the CPU its processes needed, whoever of them needed it, and the time
+  spent on interrupts was not theirs (on a machine that sends all of its disk's interrupts to
+  one CPU, the contender pinned to that one serves them for both).
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
   contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
@@ -369,6 +369,7 @@ func table(b *strings.Builder, g *group) {
 	line("B8 someone scales every Deployment 2 → 3: time until all set back", duration(func(r result) time.Duration { return r.drift }))
 	line("B8 each Deployment, from the change until set back: p50 / p99", pair(func(r result) latencies { return r.driftBack }))
 	line("B8 until the last event written in the Foos' namespaces", duration(func(r result) time.Duration { return r.driftEvents }))
+	line("B8 CPU while setting back (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.driftCluster }, func(r result) time.Duration { return r.drift }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
 	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {
