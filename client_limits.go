@@ -177,8 +177,8 @@ func (b bucket) spare() bool {
 // request through only once the bucket is full, so the event takes a token that no other
 // request could have had (a full bucket loses the tokens it earns). It looks at most every
 // yieldingPoll. The events' sink (inTurn) waits for that too before it sends, so that the
-// wait here is short and client-go does not log the events' wait for idle workers as
-// client-side throttling.
+// wait here is short (unless a write takes a token between the two looks) and client-go does
+// not log the events' wait for idle workers as client-side throttling.
 type yielding struct{ bucket }
 
 // yieldingPoll is the longest an event waits between looks at the bucket or at the

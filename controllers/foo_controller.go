@@ -839,8 +839,8 @@ func (w *workqueueOf) make(name string, limiter workqueue.TypedRateLimiter[recon
 }
 
 // empty reports whether no Foo waits in the queue for a worker: none does before there is a
-// queue, nor once it shut down (controller-runtime does not drain it, and the Foos left in it
-// will not be taken).
+// queue, nor once it shut down (the workers still take the Foos left in it, but reconcile them
+// with the manager's ended context, so their passes write nothing).
 func (w *workqueueOf) empty() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
