@@ -190,15 +190,15 @@ const yieldingPoll = 50 * time.Millisecond
 func (l yielding) TryAccept() bool { return l.full() && l.bucket.TryAccept() }
 
 func (l yielding) Wait(ctx context.Context) error {
-	return poll(ctx, l.TryAccept, l.every)
+	return poll(ctx, l.TryAccept, l.fillTime)
 }
 
 func (l yielding) Accept() { _ = l.Wait(context.Background()) }
 
-// every is how often a caller waiting for a full bucket looks: as often as it earns a token,
-// at most every yieldingPoll.
-func (l yielding) every() time.Duration {
-	return min(yieldingPoll, time.Duration(float64(time.Second)/float64(l.QPS())))
+// fillTime is how often a caller waiting for a full bucket looks: as often as it earns a
+// token, at most every yieldingPoll.
+func (b bucket) fillTime() time.Duration {
+	return min(yieldingPoll, time.Duration(float64(time.Second)/float64(b.QPS())))
 }
 
 // poll returns once ready reports true, looking again after every(), or when ctx ends.
@@ -287,7 +287,7 @@ func (s *inTurn) every() time.Duration {
 	if s.limit == nil || !s.idle() {
 		return yieldingPoll
 	}
-	return yielding{*s.limit}.every()
+	return s.limit.fillTime()
 }
 
 // crowded reports whether maxWaitingEvents events wait for their turn.

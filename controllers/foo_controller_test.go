@@ -978,5 +978,5 @@ func TestIdle(t *testing.T) {
 	g.Expect(r.Idle()).To(BeTrue(), "a pass an hour later")
 	q.Add(foo)
 	q.ShutDown()
-	g.Expect(r.Idle()).To(BeTrue(), "the controller stopped: no worker will take the Foo left")
+	g.Expect(r.Idle()).To(BeTrue(), "the controller stopped: its workers reconcile what is left with an ended context")
 }

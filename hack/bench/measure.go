@@ -316,7 +316,8 @@ type result struct {
 	// convergeCluster, scaleCluster and driftCluster are the CPU time of the cluster's
 	// processes and the contender, and the idle and interrupt time of the CPUs they ran on,
 	// from the first Foo created (scaled) until all were ready, and from the first Deployment
-	// changed until all were set back.
+	// changed until all were set back: not the profiles' start and end nor the workqueue
+	// scrapes around the phase, which at a few Foos take longer than the phase.
 	convergeCluster, scaleCluster, driftCluster clusterCPU
 	// convergeReqs, idleReqs, scaleReqs, driftReqs and restartReqs count the contender's
 	// requests in each phase, reads and writes, by "verb group/resource[/subresource]".
@@ -682,10 +683,6 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 			return began, converged, err
 		}
 	}
-	cpuBefore, err := u.cpu()
-	if err != nil {
-		return began, converged, err
-	}
 	queues, err := u.cl.controllerQueueScrape()
 	if err != nil {
 		return began, converged, err
@@ -697,6 +694,12 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		depth = u.sampleDepth(done)
 	}
 	profiled := u.profiling(r, converging)
+	cpuBefore, err := u.cpu()
+	if err != nil {
+		close(done)
+		_ = profiled()
+		return began, converged, err
+	}
 	began = time.Now()
 	progress("%s: creating them", u.label)
 	created := make([]time.Time, u.n)
@@ -711,12 +714,9 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 	}
 	r.convergeOwn, r.converge, err = u.t.wait(u.n, false, began, u.timeout, u.label)
 	converged = time.Now()
+	cpuAfter, cpuErr := u.cpu()
 	close(done)
-	if err := firstErr(err, profiled()); err != nil {
-		return began, converged, err
-	}
-	cpuAfter, err := u.cpu()
-	if err != nil {
+	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
 		return began, converged, err
 	}
 	r.convergeCluster = cpuAfter.since(cpuBefore)
@@ -859,16 +859,17 @@ func (p *phasePasses) end(phase int) error {
 // returns when it began.
 func (u *run) scale(r *result) (began time.Time, err error) {
 	progress("%s: scaling every Foo to 2 replicas", u.label)
-	before, err := u.cpu()
-	if err != nil {
-		return began, err
-	}
 	queues, err := u.cl.controllerQueueScrape()
 	if err != nil {
 		return began, err
 	}
 	u.t.begin(2)
 	profiled := u.profiling(r, scaling)
+	before, err := u.cpu()
+	if err != nil {
+		_ = profiled()
+		return began, err
+	}
 	began = time.Now()
 	ctx := context.Background()
 	patch := []byte(`{"spec":{"replicas":2}}`)
@@ -882,11 +883,8 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 		return began, fmt.Errorf("scale Foos: %w", err)
 	}
 	r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label)
-	if err := firstErr(err, profiled()); err != nil {
-		return began, err
-	}
-	after, err := u.cpu()
-	if err != nil {
+	after, cpuErr := u.cpu()
+	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
 		return began, err
 	}
 	r.scaleCluster = after.since(before)
@@ -904,9 +902,6 @@ func (u *run) drift(r *result) (time.Time, error) {
 	progress("%s: someone scales every Deployment to 3 replicas", u.label)
 	u.t.begin(2)
 	profiled := u.profiling(r, settingBack)
-	// The CPU from the first change until the last set back, without the profiles' start
-	// and end, which take longer than the phase at a few Foos (B1's and B9's windows include
-	// them and the workqueue scrapes: under 1 % of those phases at 10,000 Foos).
 	before, err := u.cpu()
 	if err != nil {
 		_ = profiled()
