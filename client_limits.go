@@ -201,16 +201,16 @@ func (b bucket) fillTime() time.Duration {
 	return min(yieldingPoll, time.Duration(float64(time.Second)/float64(b.QPS())))
 }
 
-// poll returns once ready reports true, looking again after every(), or when ctx ends.
+// poll returns once ready reports true, looking again after every(), or with ctx's error
+// once ctx ended, even if ready.
 func poll(ctx context.Context, ready func() bool, every func() time.Duration) error {
-	for !ready() {
+	for ctx.Err() == nil && !ready() {
 		select {
 		case <-time.After(every()):
 		case <-ctx.Done():
-			return ctx.Err()
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // inTurn is the sink of the reconciler's events. It sends an event only once no Foo waits in
@@ -252,28 +252,32 @@ const eventTimeout = 15 * time.Second
 const maxWaitingEvents = 1000
 
 func (s *inTurn) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Create(ctx, e) })
+	return s.send(ctx, func(ctx context.Context) (*eventsv1.Event, error) { return s.EventSink.Create(ctx, e) })
 }
 
 func (s *inTurn) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Update(ctx, e) })
+	return s.send(ctx, func(ctx context.Context) (*eventsv1.Event, error) { return s.EventSink.Update(ctx, e) })
 }
 
 func (s *inTurn) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	return s.send(ctx, func() (*eventsv1.Event, error) { return s.EventSink.Patch(ctx, old, data) })
+	return s.send(ctx, func(ctx context.Context) (*eventsv1.Event, error) { return s.EventSink.Patch(ctx, old, data) })
 }
 
 // send makes one request of the sink's, once the one before it returned and the operator is
-// idle and its bucket, if any, full.
-func (s *inTurn) send(ctx context.Context, request func() (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+// idle and its bucket, if any, full. Once ctx ended (the recorder stopped: shedding.Start) it
+// drops the event, counted, and returns no error, which client-go's broadcaster takes as
+// done, without logging or trying again; a request already sent is let finish, within
+// eventTimeout.
+func (s *inTurn) send(ctx context.Context, request func(context.Context) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := poll(ctx, s.ready, s.every); err != nil {
-		return nil, err
+	if poll(ctx, s.ready, s.every) != nil {
+		eventsDropped.Inc()
+		return nil, nil
 	}
-	return request()
+	return request(context.WithoutCancel(ctx))
 }
 
 // ready reports whether no Foo waits and the bucket, if any, is full.
@@ -298,7 +302,7 @@ func (s *inTurn) crowded() bool {
 // eventsDropped counts the events the reconciler's recorder dropped (shedding).
 var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 	Name: "foo_operator_events_dropped_total",
-	Help: "Events about Foos the operator dropped instead of sending, because 1000 of its events already waited for it to be idle: no Foo waiting for a worker and, under a client limit (--kube-api-qps), its bucket full.",
+	Help: "Events about Foos the operator dropped instead of sending, because 1000 of its events already waited for it to be idle (no Foo waiting for a worker and, under a client limit (--kube-api-qps), its bucket full), or because it stopped.",
 })
 
 // shedding drops the events its recorder would make wait once sink is crowded, as
@@ -306,14 +310,31 @@ var eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
 // memory stays bounded, and no event ever waits in turn with a write (when events past
 // 1000 waited in turn with the writes, 2,000 Foos at 50/100 converged in 99 s instead of
 // 80: docs/benchmark-history.md). Events are best-effort in Kubernetes: kube-apiserver
-// keeps them for an hour. It also cuts each note to what the API server takes (fitNote).
+// keeps them for an hour. It also cuts each note to what the API server takes (fitNote),
+// and drops every event once stopped (Start).
 type shedding struct {
 	events.EventRecorder
 	sink *inTurn
+	// stopped ends the broadcaster's recording, and with it the sink's waits.
+	stopped context.Context
+	stop    context.CancelFunc
 }
 
-func (r shedding) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	if r.sink.crowded() {
+// Start stops the recorder once ctx ends, and returns once the event request under way, if
+// any, returned: the events still waiting for their turn and those recorded later are
+// dropped and counted. The manager runs it with the runnables that run while the replica
+// leads (main's connect), and releases the leader's Lease only after they returned, so this
+// replica writes no event once another may lead (test/chaos, the SIGTERM spec).
+func (r *shedding) Start(ctx context.Context) error {
+	<-ctx.Done()
+	r.stop()
+	r.sink.mu.Lock()
+	defer r.sink.mu.Unlock()
+	return nil
+}
+
+func (r *shedding) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	if r.sink.crowded() || r.stopped.Err() != nil {
 		eventsDropped.Inc()
 		return
 	}
@@ -344,15 +365,22 @@ func fitNote(note string) string {
 // bucket is full (inTurn, yielding), shedding past maxWaitingEvents waiting events, their
 // notes cut to noteLimit. controller-runtime's recorder would send them with the manager's
 // configuration, in turn with its other requests. The recorder sends each event from a
-// goroutine of its own; events that wait stop being sent when ctx ends.
-func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Client, limit *bucket, idle func() bool) (events.EventRecorder, error) {
+// goroutine of its own, until it is stopped (shedding.Start).
+func eventRecorder(cfg *rest.Config, httpClient *http.Client, limit *bucket, idle func() bool) (*shedding, error) {
 	c, err := eventsClient(cfg, httpClient, limit)
 	if err != nil {
 		return nil, err
 	}
-	sink := &inTurn{EventSink: &events.EventSinkImpl{Interface: c}, idle: idle, limit: limit}
+	return newShedding(&inTurn{EventSink: &events.EventSinkImpl{Interface: c}, idle: idle, limit: limit})
+}
+
+// newShedding is client-go's recorder of events to sink, which logs them, as
+// controller-runtime's recorder does, dropping them as shedding says.
+func newShedding(sink *inTurn) (*shedding, error) {
+	ctx, stop := context.WithCancel(context.Background())
 	b := events.NewBroadcaster(sink)
 	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
+		stop()
 		return nil, err
 	}
 	// As controller-runtime's recorder logs them.
@@ -362,9 +390,10 @@ func eventRecorder(ctx context.Context, cfg *rest.Config, httpClient *http.Clien
 			log.V(1).Info(e.Note, "type", e.Type, "object", e.Regarding, "action", e.Action, "reason", e.Reason)
 		}
 	}); err != nil {
+		stop()
 		return nil, err
 	}
-	return shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), sink: sink}, nil
+	return &shedding{EventRecorder: b.NewRecorder(scheme, "foo-operator"), sink: sink, stopped: ctx, stop: stop}, nil
 }
 
 // eventsClient is the events' client: cfg's and httpClient's, its requests let through by

@@ -30,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/flowcontrol"
@@ -179,7 +180,7 @@ func TestShedding(t *testing.T) {
 	g := NewWithT(t)
 	sink := &inTurn{}
 	fake := events.NewFakeRecorder(1)
-	recorder := shedding{EventRecorder: fake, sink: sink}
+	recorder := shedding{EventRecorder: fake, sink: sink, stopped: t.Context()}
 	foo := &samplev1alpha1.Foo{}
 	dropped := testutil.ToFloat64(eventsDropped)
 
@@ -189,6 +190,46 @@ func TestShedding(t *testing.T) {
 	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 2)
 	g.Expect(fake.Events).NotTo(Receive())
 	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 1))
+}
+
+// Once stopped, the recorder drops the events waiting for their turn and those recorded
+// later, counted, sending none of them, and its Start returns once the request under way
+// returned: the manager releases the Lease after that.
+func TestEventsStop(t *testing.T) {
+	g := NewWithT(t)
+	var idle atomic.Bool
+	inner := &slowSink{release: make(chan struct{})}
+	recorder, err := newShedding(&inTurn{EventSink: inner, idle: idle.Load})
+	g.Expect(err).NotTo(HaveOccurred())
+	foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo"}}
+	dropped := testutil.ToFloat64(eventsDropped)
+
+	// Idle: the first event is sent, its request under way; then a Foo waits.
+	idle.Store(true)
+	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent")
+	g.Eventually(inner.now.Load).WithTimeout(time.Second).Should(BeEquivalentTo(1))
+	idle.Store(false)
+	// Each a reason of its own: client-go's recorder makes a series of events alike.
+	for _, reason := range []string{"Waiting1", "Waiting2", "Waiting3"} {
+		recorder.Eventf(foo, nil, corev1.EventTypeNormal, reason, "Test", "waiting")
+	}
+	g.Eventually(recorder.sink.waiting.Load).WithTimeout(time.Second).Should(BeEquivalentTo(4))
+
+	ctx, stop := context.WithCancel(t.Context())
+	stopped := make(chan error, 1)
+	go func() { stopped <- recorder.Start(ctx) }()
+	stop()
+	g.Consistently(stopped).WithTimeout(3*yieldingPoll).ShouldNot(Receive(), "a request under way")
+	inner.release <- struct{}{}
+	g.Eventually(stopped).WithTimeout(time.Second).Should(Receive(BeNil()))
+	g.Eventually(recorder.sink.waiting.Load).WithTimeout(time.Second).Should(BeZero())
+	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped+3), "the waiting events")
+
+	idle.Store(true)
+	recorder.Eventf(foo, nil, corev1.EventTypeNormal, "After", "Test", "after")
+	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped+4), "an event recorded once stopped")
+	g.Consistently(inner.now.Load).WithTimeout(3*yieldingPoll).Should(BeZero(), "no request once stopped")
+	g.Expect(inner.most.Load()).To(BeEquivalentTo(1))
 }
 
 // The events' sink sends one event at a time, and counts those waiting for their turn.

@@ -19,7 +19,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -294,11 +293,15 @@ func connect(r *controllers.FooReconciler, mgr ctrl.Manager, limiter *bucket) er
 	if r.Deployments, err = appsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient()); err != nil {
 		return fmt.Errorf("the Deployments client: %w", err)
 	}
-	// Not the manager's context: the events of the reconciles that finish while the manager
-	// stops are sent until the process exits.
-	if r.Recorder, err = eventRecorder(context.Background(), mgr.GetConfig(), mgr.GetHTTPClient(), limiter, r.Idle); err != nil {
+	recorder, err := eventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), limiter, r.Idle)
+	if err == nil {
+		// Stopped with the controller, before the Lease is released.
+		err = mgr.Add(recorder)
+	}
+	if err != nil {
 		return fmt.Errorf("the event recorder: %w", err)
 	}
+	r.Recorder = recorder
 	if limiter != nil {
 		r.SpareTokens = limiter.spare
 	}

@@ -180,8 +180,9 @@ func TestManagerOnAPIServer(t *testing.T) {
 		limiter := shareClientLimits(limited, 5, 1)
 		httpClient, err := rest.HTTPClientFor(limited)
 		g.Expect(err).NotTo(HaveOccurred())
-		recorder, err := eventRecorder(ctx, limited, httpClient, limiter, func() bool { return true })
+		recorder, err := eventRecorder(limited, httpClient, limiter, func() bool { return true })
 		g.Expect(err).NotTo(HaveOccurred())
+		defer recorder.stop()
 		foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "evented"}}
 		recorder.Eventf(foo, nil, corev1.EventTypeNormal, "Tested", "Test", "sent %d", 1)
 		// A note longer than kube-apiserver takes (1,024 bytes), a two-byte character

@@ -815,7 +815,7 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 }
 
 // Idle reports whether no Foo waits in the controller's workqueue for a worker (true before
-// the controller starts and once it stopped). The operator's events wait for it (main's
+// the controller starts). The operator's events wait for it (main's
 // inTurn), so that the writes that converge Foos go first.
 func (r *FooReconciler) Idle() bool { return r.queue.empty() }
 
@@ -838,13 +838,12 @@ func (w *workqueueOf) make(name string, limiter workqueue.TypedRateLimiter[recon
 	return q
 }
 
-// empty reports whether no Foo waits in the queue for a worker: none does before there is a
-// queue, nor once it shut down (the workers still take the Foos left in it, but reconcile them
-// with the manager's ended context, so their passes write nothing).
+// empty reports whether no Foo waits in the queue for a worker (none does before there is a
+// queue).
 func (w *workqueueOf) empty() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.queue == nil || w.queue.ShuttingDown() || w.queue.Len() == 0
+	return w.queue == nil || w.queue.Len() == 0
 }
 
 // countChanges is a predicate that lets every event through and counts in

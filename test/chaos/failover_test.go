@@ -87,7 +87,9 @@ func faultSpecs() {
 		last := writesBy(events, leader.name, stopped, exited.Add(time.Second))
 		Expect(last).NotTo(BeEmpty())
 		release := slices.MaxFunc(last, func(a, b framework.AuditEvent) int { return a.Received.Compare(b.Received.Time) })
-		Expect(release.Verb+" "+release.Resource()).To(Equal("update coordination.k8s.io/leases"), "the old leader's last write releases the Lease")
+		Expect(release.Verb+" "+release.Resource()).To(Equal("update coordination.k8s.io/leases"), func() string {
+			return "the old leader's last write releases the Lease; its requests since SIGTERM:\n" + requestTrail(leader.name, stopped)
+		})
 		figures.add(scenario, "the old leader's last write", release.Verb+" "+release.Resource()+" "+release.ObjectRef.Name)
 		late := writesBy(events, leader.name, first, time.Now())
 		Expect(late).To(BeEmpty(), "writes of the old leader after the new leader's first write")
