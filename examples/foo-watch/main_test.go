@@ -60,6 +60,15 @@ func TestWatchAgainstAPIServer(t *testing.T) {
 	created.Status = newFoo("default", "web", metav1.ConditionFalse).Status
 	_, err = clientset.SamplecontrollerV1alpha1().Foos("default").UpdateStatus(context.Background(), created, metav1.UpdateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
+	// The informer's first list is served from kube-apiserver's watch cache (resourceVersion
+	// "0"), which follows etcd a moment behind, and before Kubernetes 1.31
+	// (ConsistentListFromCache) is not made to catch up first: on 1.29 it once listed the Foo
+	// without its status.
+	g.Eventually(func(g Gomega) {
+		list, err := clientset.SamplecontrollerV1alpha1().Foos("default").List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(list.Items).To(ConsistOf(HaveField("Status.Conditions", Not(BeEmpty()))))
+	}).WithTimeout(10 * time.Second).Should(Succeed())
 	expectWatchFollows(t, clientset, "default")
 
 	// The scale subresource an HorizontalPodAutoscaler uses, through the generated client.

@@ -171,7 +171,7 @@ func expectScaledUp(foo *samplev1alpha1.Foo, hpa *autoscalingv2.HorizontalPodAut
 		if !cluster.RealNode {
 			g.Expect(peak).To(Equal(maxReplicas), func() string { return "the HPA scaled the Foo to maxReplicas; " + hpaState(hpa) })
 		}
-		g.Expect(got.Status.AvailableReplicas).To(Equal(peak))
+		g.Expect(got.Status.AvailableReplicas).To(Equal(peak), func() string { return "the Foo's replicas available; " + podsState(got) })
 	}).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	if !cluster.RealNode {
 		expectScaledTo(foo, maxReplicas) // and its pods run
@@ -203,6 +203,30 @@ func hpaState(hpa *autoscalingv2.HorizontalPodAutoscaler) string {
 		load = append(load, fmt.Sprintf("%s %s %s", p.Name, p.Status.Phase, containers))
 	}
 	return fmt.Sprintf("the HPA's status: %s; the load's pods: %v", status, load)
+}
+
+// podsState is what foo reports (its conditions) and the state of its pods (phase and the
+// conditions not true, such as a pod the scheduler could not place), or why it cannot be read.
+func podsState(foo *samplev1alpha1.Foo) string {
+	conditions, err := json.Marshal(foo.Status.Conditions)
+	if err != nil {
+		return fmt.Sprintf("the Foo's conditions: %v", err)
+	}
+	pods := &corev1.PodList{}
+	if err := k8s.List(context.Background(), pods, client.InNamespace(foo.Namespace), client.MatchingLabels(controllers.SelectorLabels(foo.Name))); err != nil {
+		return fmt.Sprintf("the Foo's conditions: %s; its pods: %v", conditions, err)
+	}
+	states := make([]string, 0, len(pods.Items))
+	for _, p := range pods.Items {
+		state := fmt.Sprintf("%s %s", p.Name, p.Status.Phase)
+		for _, c := range p.Status.Conditions {
+			if c.Status != corev1.ConditionTrue {
+				state += fmt.Sprintf(" %s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)
+			}
+		}
+		states = append(states, state)
+	}
+	return fmt.Sprintf("the Foo's conditions: %s; its pods: %v", conditions, states)
 }
 
 // simulateCPU sets the CPU kwok reports for every container of the Foo's pods (1m for all
