@@ -815,8 +815,8 @@ func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, 
 }
 
 // Idle reports whether no Foo waits in the controller's workqueue for a worker (true before
-// the controller starts). The operator's events wait for it (main's
-// inTurn), so that the writes that converge Foos go first.
+// the controller starts). The operator's events wait for it (main's inTurn), so that the
+// writes that converge Foos go first.
 func (r *FooReconciler) Idle() bool { return r.queue.empty() }
 
 // workqueueOf keeps the controller's workqueue for Idle.
