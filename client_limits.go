@@ -266,8 +266,10 @@ func (s *inTurn) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*
 // send makes one request of the sink's, once the one before it returned and the operator is
 // idle and its bucket, if any, full. Once ctx ended (the recorder stopped: shedding.Start) it
 // drops the event, counted, and returns no error, which client-go's broadcaster takes as
-// done, without logging or trying again; a request already sent is let finish, within
-// eventTimeout.
+// done, without logging or trying again; a request already under way is let finish, within
+// eventTimeout, its wait in the rate limiter included (under a limit a write can take the
+// token between ready and yielding's look, and client-go applies the client's timeout only
+// after that wait), so that a stop waits for it at most that long.
 func (s *inTurn) send(ctx context.Context, request func(context.Context) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
@@ -277,7 +279,9 @@ func (s *inTurn) send(ctx context.Context, request func(context.Context) (*event
 		eventsDropped.Inc()
 		return nil, nil
 	}
-	return request(context.WithoutCancel(ctx))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), eventTimeout)
+	defer cancel()
+	return request(ctx)
 }
 
 // ready reports whether no Foo waits and the bucket, if any, is full.

@@ -232,6 +232,27 @@ func TestEventsStop(t *testing.T) {
 	g.Expect(inner.most.Load()).To(BeEquivalentTo(1))
 }
 
+// A recorder stopped while its events wait for idle workers, none under way, stops at once.
+func TestEventsStopWhileWaiting(t *testing.T) {
+	g := NewWithT(t)
+	inner := &slowSink{release: make(chan struct{})}
+	recorder, err := newShedding(&inTurn{EventSink: inner, idle: func() bool { return false }})
+	g.Expect(err).NotTo(HaveOccurred())
+	foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo"}}
+	dropped := testutil.ToFloat64(eventsDropped)
+	for _, reason := range []string{"Waiting1", "Waiting2"} {
+		recorder.Eventf(foo, nil, corev1.EventTypeNormal, reason, "Test", "waiting")
+	}
+	g.Eventually(recorder.sink.waiting.Load).WithTimeout(time.Second).Should(BeEquivalentTo(2))
+
+	ctx, stop := context.WithCancel(t.Context())
+	stop()
+	g.Expect(recorder.Start(ctx)).To(Succeed())
+	g.Eventually(recorder.sink.waiting.Load).WithTimeout(time.Second).Should(BeZero())
+	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 2))
+	g.Expect(inner.most.Load()).To(BeZero(), "no request")
+}
+
 // The events' sink sends one event at a time, and counts those waiting for their turn.
 func TestEventsInTurn(t *testing.T) {
 	g := NewWithT(t)
