@@ -239,7 +239,8 @@ type inTurn struct {
 
 // eventTimeout bounds an event's request once its rate limiter let it through (the events
 // client's http.Client.Timeout, which client-go also sends kube-apiserver as the request's
-// timeout): a request that hangs, as on a connection gone dead before HTTP/2's health check
+// timeout), and, from the sink, the request with its wait in the rate limiter (inTurn.send):
+// a request that hangs, as on a connection gone dead before HTTP/2's health check
 // closes it, holds the events behind it for at most that long each. client-go's broadcaster
 // tries a failed request again 10 to 12.5 s later, 12 tries in all, but not one the API
 // server refused.
