@@ -201,16 +201,21 @@ func (b bucket) fillTime() time.Duration {
 	return min(yieldingPoll, time.Duration(float64(time.Second)/float64(b.QPS())))
 }
 
-// poll returns once ready reports true, looking again after every(), or with ctx's error
-// once ctx ended, even if ready.
+// poll returns nil once ready reports true, looking again after every(), or ctx's error
+// once ctx ended, without asking ready again (which may take a token).
 func poll(ctx context.Context, ready func() bool, every func() time.Duration) error {
-	for ctx.Err() == nil && !ready() {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if ready() {
+			return nil
+		}
 		select {
 		case <-time.After(every()):
 		case <-ctx.Done():
 		}
 	}
-	return ctx.Err()
 }
 
 // inTurn is the sink of the reconciler's events. It sends an event only once no Foo waits in

@@ -716,7 +716,7 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 	converged = time.Now()
 	cpuAfter, cpuErr := u.cpu()
 	close(done)
-	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
+	if err := firstErr(err, cpuErr, profiled()); err != nil {
 		return began, converged, err
 	}
 	r.convergeCluster = cpuAfter.since(cpuBefore)
@@ -884,7 +884,7 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 	}
 	r.scaleOwn, r.scale, err = u.t.wait(u.n, false, began, u.timeout, u.label)
 	after, cpuErr := u.cpu()
-	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
+	if err := firstErr(err, cpuErr, profiled()); err != nil {
 		return began, err
 	}
 	r.scaleCluster = after.since(before)
@@ -921,7 +921,7 @@ func (u *run) drift(r *result) (time.Time, error) {
 	}
 	r.drift, _, err = u.t.wait(u.n, true, began, u.timeout, u.label)
 	after, cpuErr := u.cpu()
-	if err := firstErr(firstErr(err, cpuErr), profiled()); err != nil {
+	if err := firstErr(err, cpuErr, profiled()); err != nil {
 		return time.Time{}, err
 	}
 	r.driftCluster = after.since(before)
@@ -1291,11 +1291,13 @@ func parallel(n int, f func(int) error) error {
 	return first
 }
 
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	return b
+	return nil
 }
 
 // cpuTime is the CPU time (user and system) a process used.
