@@ -43,3 +43,21 @@ func kwokPodWatch(e framework.AuditEvent) bool {
 	return strings.HasPrefix(e.UserAgent, "kwok-controller/") && e.Verb == "watch" && e.Stage == "ResponseStarted" &&
 		e.ObjectRef.APIGroup == "" && e.ObjectRef.Resource == "pods"
 }
+
+// components are the user agents' prefixes of the cluster's own components whose writes
+// componentWrites counts, and what the report calls each.
+var components = []struct{ prefix, name string }{
+	{"kube-controller-manager/", "kube-controller-manager"},
+	{"kube-scheduler/", "kube-scheduler"},
+	{"kwok-controller/", "kwok"},
+}
+
+// componentOf is the name of the cluster's component that sent e, or "" for another client.
+func componentOf(e framework.AuditEvent) string {
+	for _, c := range components {
+		if strings.HasPrefix(e.UserAgent, c.prefix) {
+			return c.name
+		}
+	}
+	return ""
+}

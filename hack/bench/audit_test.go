@@ -47,3 +47,20 @@ func TestKwokPodWatch(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentOf: the cluster's components are told by their user agents, as kube-apiserver's
+// audit log records them; the contenders and the benchmark are not among them.
+func TestComponentOf(t *testing.T) {
+	for agent, want := range map[string]string{
+		"kube-controller-manager/v1.35.4 (linux/amd64) kubernetes/8d3f3b1/deployment-controller": "kube-controller-manager",
+		"kube-scheduler/v1.35.4 (linux/amd64) kubernetes/8d3f3b1/scheduler":                      "kube-scheduler",
+		"kwok-controller/v0.8.0 (linux/amd64)":                                                   "kwok",
+		"manager/v0.0.0 (linux/amd64) kubernetes/$Format":                                        "",
+		bareClientUserAgent: "",
+		"":                  "",
+	} {
+		if got := componentOf(framework.AuditEvent{UserAgent: agent}); got != want {
+			t.Errorf("componentOf(%q) = %q, want %q", agent, got, want)
+		}
+	}
+}

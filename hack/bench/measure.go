@@ -365,8 +365,10 @@ type result struct {
 	goMem   map[string]float64
 	heapTop string
 	heapBy  []heapShare
-	// kcmWrites counts kube-controller-manager's writes while the Foos converged.
-	kcmWrites int
+	// componentWrites counts the writes of the cluster's own components (componentOf) while
+	// the Foos converged, while they scaled and while their drifts were set back, by
+	// component: the work the contender's writes made for the cluster.
+	componentWrites [3]map[string]int
 	// terminatedWatchers are the watches kube-apiserver closed for falling behind, from
 	// before the Foos were created until their drifts were set back, by resource.
 	terminatedWatchers map[string]int
@@ -626,6 +628,7 @@ func (u *run) countRequests(r *result, p phases) error {
 		first       time.Time
 		requests    framework.AuditLog
 		kwokWatches framework.AuditLog
+		components  framework.AuditLog
 	)
 	if err := framework.EachAuditEvent(path, func(e framework.AuditEvent) {
 		if first.IsZero() || e.Received.Time.Before(first) {
@@ -634,9 +637,8 @@ func (u *run) countRequests(r *result, p phases) error {
 		switch {
 		case u.c.sent(e):
 			requests = append(requests, e)
-		case strings.HasPrefix(e.UserAgent, "kube-controller-manager/") && e.IsWrite() && e.Stage == "ResponseComplete" &&
-			!e.Received.Time.Before(p.began) && e.Received.Time.Before(p.converged):
-			r.kcmWrites++
+		case componentOf(e) != "" && e.IsWrite() && e.Stage == "ResponseComplete":
+			components = append(components, e)
 		case kwokPodWatch(e):
 			kwokWatches = append(kwokWatches, e)
 		}
@@ -652,6 +654,13 @@ func (u *run) countRequests(r *result, p phases) error {
 	r.scaleReqs = requests.Between(p.scaleBegan, p.scaled).Count()
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
 	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
+	for i, span := range [3][2]time.Time{{p.began, p.converged}, {p.scaleBegan, p.scaled}, {p.scaled, p.drifted}} {
+		r.componentWrites[i] = map[string]int{}
+		for _, e := range components.Between(span[0], span[1]) {
+			r.componentWrites[i][componentOf(e)]++
+		}
+		progress("%s: %s: the cluster's components wrote %v", u.label, phaseNames[i], components.Between(span[0], span[1]).Count())
+	}
 	r.kwokPodWatches = [3]int{
 		len(kwokWatches.Between(p.began, p.convergeQuiet)),
 		len(kwokWatches.Between(p.scaleBegan, p.scaled)),

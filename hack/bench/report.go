@@ -90,6 +90,9 @@ var readingGuide = `How to read it:
   phase took as long as the CPU its processes needed, whoever of them needed it, and the time
   spent on interrupts was not theirs (on a machine that sends all of its disk's interrupts to
   one CPU, the contender pinned to that one serves them for both).
+- The writes of the cluster's components (kube-controller-manager, kube-scheduler, kwok) in each
+  phase, from the audit log, are the work the contender's writes made for its cluster: where
+  they are the same for two contenders and one's cluster used more CPU, each write cost it more.
 - kube-apiserver's figures are of the contender's own cluster, so of all its clients: the
   contender, kube-controller-manager, the scheduler, kwok and the benchmark (whose three watches
   count among the open watches). Latencies are the p99 of apiserver_request_duration_seconds
@@ -371,7 +374,15 @@ func table(b *strings.Builder, g *group) {
 	line("B8 until the last event written in the Foos' namespaces", duration(func(r result) time.Duration { return r.driftEvents }))
 	line("B8 CPU while setting back (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.driftCluster }, func(r result) time.Duration { return r.drift }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
-	line("kube-controller-manager writes while converging", count(func(r result) float64 { return float64(r.kcmWrites) }))
+	for _, c := range components {
+		line(c.name+"'s writes while converging / scaling / setting back", func(rs []result) string {
+			cells := make([]string, len(result{}.componentWrites))
+			for i := range cells {
+				cells[i] = count(func(r result) float64 { return float64(r.componentWrites[i][c.name]) })(rs)
+			}
+			return strings.Join(cells, " / ")
+		})
+	}
 	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {
 		return perRepeat(rs, func(r result) string {
 			if len(r.terminatedWatchers) == 0 {
