@@ -655,11 +655,12 @@ func (u *run) countRequests(r *result, p phases) error {
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
 	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
 	for i, span := range [3][2]time.Time{{p.began, p.converged}, {p.scaleBegan, p.scaled}, {p.scaled, p.drifted}} {
+		in := components.Between(span[0], span[1])
 		r.componentWrites[i] = map[string]int{}
-		for _, e := range components.Between(span[0], span[1]) {
+		for _, e := range in {
 			r.componentWrites[i][componentOf(e)]++
 		}
-		progress("%s: %s: the cluster's components wrote %v", u.label, phaseNames[i], components.Between(span[0], span[1]).Count())
+		progress("%s: %s: the cluster's components wrote %v", u.label, phaseNames[i], in.Count())
 	}
 	r.kwokPodWatches = [3]int{
 		len(kwokWatches.Between(p.began, p.convergeQuiet)),

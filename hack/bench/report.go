@@ -250,6 +250,16 @@ func table(b *strings.Builder, g *group) {
 			return spread(rs, f, func(v float64) string { return fmt.Sprintf("%.0f", v) })
 		}
 	}
+	// perPhase is counts while converging, scaling and setting back (phase i of f: 0, 1, 2).
+	perPhase := func(f func(r result, i int) int) func([]result) string {
+		return func(rs []result) string {
+			cells := make([]string, 3)
+			for i := range cells {
+				cells[i] = count(func(r result) float64 { return float64(f(r, i)) })(rs)
+			}
+			return strings.Join(cells, " / ")
+		}
+	}
 	pair := func(f func(r result) latencies) func([]result) string {
 		return func(rs []result) string {
 			return duration(func(r result) time.Duration { return f(r).p50 })(rs) + " / " + duration(func(r result) time.Duration { return f(r).p99 })(rs)
@@ -375,13 +385,7 @@ func table(b *strings.Builder, g *group) {
 	line("B8 CPU while setting back (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.driftCluster }, func(r result) time.Duration { return r.drift }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	for _, c := range components {
-		line(c.name+"'s writes while converging / scaling / setting back", func(rs []result) string {
-			cells := make([]string, len(result{}.componentWrites))
-			for i := range cells {
-				cells[i] = count(func(r result) float64 { return float64(r.componentWrites[i][c.name]) })(rs)
-			}
-			return strings.Join(cells, " / ")
-		})
+		line(c.name+"'s writes while converging / scaling / setting back", perPhase(func(r result, i int) int { return r.componentWrites[i][c.name] }))
 	}
 	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {
 		return perRepeat(rs, func(r result) string {
@@ -395,13 +399,7 @@ func table(b *strings.Builder, g *group) {
 			return strings.Join(parts, ", ")
 		})
 	})
-	line("kwok's watches of pods begun while converging / scaling / setting back (each lasts 5 to 10 minutes; more: kube-apiserver closed some as kwok fell behind)", func(rs []result) string {
-		cells := make([]string, len(result{}.kwokPodWatches))
-		for i := range cells {
-			cells[i] = count(func(r result) float64 { return float64(r.kwokPodWatches[i]) })(rs)
-		}
-		return strings.Join(cells, " / ")
-	})
+	line("kwok's watches of pods begun while converging / scaling / setting back (each lasts 5 to 10 minutes; more: kube-apiserver closed some as kwok fell behind)", perPhase(func(r result, i int) int { return r.kwokPodWatches[i] }))
 	line("kube-apiserver p99 latency by verb while converging (its cluster: all clients)", func(rs []result) string {
 		verbs := map[string]bool{}
 		for _, r := range rs {
