@@ -368,13 +368,13 @@ type result struct {
 	// componentWrites counts the writes of the cluster's own components (componentOf) while
 	// the Foos converged, while they scaled and while their drifts were set back, by
 	// component: the work the contender's writes made for the cluster.
-	componentWrites [3]map[string]int
+	componentWrites [profiledPhases]map[string]int
 	// terminatedWatchers are the watches kube-apiserver closed for falling behind, from
 	// before the Foos were created until their drifts were set back, by resource.
 	terminatedWatchers map[string]int
 	// kwokPodWatches counts the watches of pods kwok began while the Foos converged, while
 	// they scaled and while their drifts were set back (kwokPodWatch).
-	kwokPodWatches [3]int
+	kwokPodWatches [profiledPhases]int
 	// machine is the machine check (machineCheck) before and after the run, or the
 	// contenders run side by side with it.
 	machine [2]time.Duration
@@ -654,7 +654,7 @@ func (u *run) countRequests(r *result, p phases) error {
 	r.scaleReqs = requests.Between(p.scaleBegan, p.scaled).Count()
 	r.driftReqs = requests.Between(p.scaled, p.drifted).Count()
 	r.restartReqs = requests.Between(p.drifted, p.restarted).Count()
-	for i, span := range [3][2]time.Time{{p.began, p.converged}, {p.scaleBegan, p.scaled}, {p.scaled, p.drifted}} {
+	for i, span := range [profiledPhases][2]time.Time{{p.began, p.converged}, {p.scaleBegan, p.scaled}, {p.scaled, p.drifted}} {
 		in := components.Between(span[0], span[1])
 		r.componentWrites[i] = map[string]int{}
 		for _, e := range in {
@@ -662,7 +662,7 @@ func (u *run) countRequests(r *result, p phases) error {
 		}
 		progress("%s: %s: the cluster's components wrote %v", u.label, phaseNames[i], in.Count())
 	}
-	r.kwokPodWatches = [3]int{
+	r.kwokPodWatches = [profiledPhases]int{
 		len(kwokWatches.Between(p.began, p.convergeQuiet)),
 		len(kwokWatches.Between(p.scaleBegan, p.scaled)),
 		len(kwokWatches.Between(p.scaled, p.drifted)),

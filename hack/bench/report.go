@@ -250,12 +250,13 @@ func table(b *strings.Builder, g *group) {
 			return spread(rs, f, func(v float64) string { return fmt.Sprintf("%.0f", v) })
 		}
 	}
-	// perPhase is counts while converging, scaling and setting back (phase i of f: 0, 1, 2).
-	perPhase := func(f func(r result, i int) int) func([]result) string {
+	// perPhase is f while converging, scaling and setting back (profiledPhases' order), each
+	// spread over the repeats as format gives it.
+	perPhase := func(format string, f func(r result, phase int) float64) func([]result) string {
 		return func(rs []result) string {
-			cells := make([]string, 3)
-			for i := range cells {
-				cells[i] = count(func(r result) float64 { return float64(f(r, i)) })(rs)
+			cells := make([]string, profiledPhases)
+			for phase := range profiledPhases {
+				cells[phase] = spread(rs, func(r result) float64 { return f(r, phase) }, func(v float64) string { return fmt.Sprintf(format, v) })
 			}
 			return strings.Join(cells, " / ")
 		}
@@ -345,13 +346,8 @@ func table(b *strings.Builder, g *group) {
 	line("B3 idle window measured", idle(duration(func(r result) time.Duration { return r.idle })))
 	line("B4 CPU while idle", idle(duration(func(r result) time.Duration { return r.idleCPU })))
 	line("B4 passes over a Foo while idle (the operator's reconciles, the others' synced lines)", idle(count(func(r result) float64 { return float64(r.idlePasses) })))
-	line("passes over a Foo per Foo while converging / scaling / setting back, each until the phase's last event (the operator's reconciles, the others' synced lines)", func(rs []result) string {
-		cells := make([]string, profiledPhases)
-		for phase := range profiledPhases {
-			cells[phase] = spread(rs, func(r result) float64 { return float64(r.passes[phase]) / float64(r.n) }, func(v float64) string { return fmt.Sprintf("%.2f", v) })
-		}
-		return strings.Join(cells, " / ")
-	})
+	line("passes over a Foo per Foo while converging / scaling / setting back, each until the phase's last event (the operator's reconciles, the others' synced lines)",
+		perPhase("%.2f", func(r result, phase int) float64 { return float64(r.passes[phase]) / float64(r.n) }))
 	line("B5 restart: until a pass over every Foo", duration(func(r result) time.Duration { return r.restart }))
 	line("B5 CPU of that restart", duration(func(r result) time.Duration { return r.restartCPU }))
 	line("B5 requests per Foo after the restart", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.restartReqs }) })
@@ -385,7 +381,7 @@ func table(b *strings.Builder, g *group) {
 	line("B8 CPU while setting back (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.driftCluster }, func(r result) time.Duration { return r.drift }))
 	line("B8 corrective requests per Foo (until the Foos settle and the events are written)", func(rs []result) string { return perFoo(rs, func(r result) map[string]int { return r.driftReqs }) })
 	for _, c := range components {
-		line(c.name+"'s writes while converging / scaling / setting back", perPhase(func(r result, i int) int { return r.componentWrites[i][c.name] }))
+		line(c.name+"'s writes while converging / scaling / setting back", perPhase("%.0f", func(r result, phase int) float64 { return float64(r.componentWrites[phase][c.name]) }))
 	}
 	line("watches kube-apiserver closed for falling behind, from the first create until the drifts were set back (its cluster: all clients; apiserver_terminated_watchers_total)", func(rs []result) string {
 		return perRepeat(rs, func(r result) string {
@@ -399,7 +395,7 @@ func table(b *strings.Builder, g *group) {
 			return strings.Join(parts, ", ")
 		})
 	})
-	line("kwok's watches of pods begun while converging / scaling / setting back (each lasts 5 to 10 minutes; more: kube-apiserver closed some as kwok fell behind)", perPhase(func(r result, i int) int { return r.kwokPodWatches[i] }))
+	line("kwok's watches of pods begun while converging / scaling / setting back (each lasts 5 to 10 minutes; more: kube-apiserver closed some as kwok fell behind)", perPhase("%.0f", func(r result, phase int) float64 { return float64(r.kwokPodWatches[phase]) }))
 	line("kube-apiserver p99 latency by verb while converging (its cluster: all clients)", func(rs []result) string {
 		verbs := map[string]bool{}
 		for _, r := range rs {
