@@ -24,6 +24,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,7 +181,10 @@ func main() {
 		metricsOpts.FilterProvider = metricsAuthFilter
 	}
 
-	setGoMemory()
+	if limit, ok := softMemoryLimit(os.Getenv("GOMEMLIMIT"), os.Getenv("MEMORY_LIMIT")); ok {
+		debug.SetMemoryLimit(limit)
+		setupLog.Info("Set the Go runtime's soft memory limit from the container's", "bytes", limit, "containerLimit", os.Getenv("MEMORY_LIMIT"))
+	}
 
 	if err := validateClientLimits(kubeAPIQPS, kubeAPIBurst); err != nil {
 		setupLog.Error(err, "Invalid client limits")
@@ -360,6 +365,22 @@ func (r *deferredRecorder) Eventf(obj runtime.Object, eventType, reason, message
 	if r.EventRecorder != nil {
 		r.EventRecorder.Eventf(obj, eventType, reason, message, args...)
 	}
+}
+
+// memoryLimitShare is the share of the container's memory limit that the Go runtime gets as
+// its soft limit (GOMEMLIMIT): the rest is for memory the runtime does not manage, chiefly
+// the binary's mapped pages, which docs/benchmarks.md shows in the operator's base RSS.
+const memoryLimitShare = 0.85
+
+// softMemoryLimit is the Go runtime's soft memory limit for a container limit of
+// containerLimit bytes (MEMORY_LIMIT, from the Downward API), unless GOMEMLIMIT is set,
+// which the runtime then applies itself.
+func softMemoryLimit(gomemlimit, containerLimit string) (int64, bool) {
+	limit, err := strconv.ParseInt(containerLimit, 10, 64)
+	if gomemlimit != "" || err != nil || limit <= 0 {
+		return 0, false
+	}
+	return int64(float64(limit) * memoryLimitShare), true
 }
 
 // splitNamespaces parses the --watch-namespaces list; empty entries are dropped.

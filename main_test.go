@@ -40,6 +40,29 @@ func TestSplitNamespaces(t *testing.T) {
 	}
 }
 
+// The Go runtime gets 85 % of the container's limit, leaving room for memory it does not
+// manage; an explicit GOMEMLIMIT, or no limit, leaves the runtime alone.
+func TestSoftMemoryLimit(t *testing.T) {
+	tests := []struct {
+		name, gomemlimit, containerLimit string
+		want                             int64
+		set                              bool
+	}{
+		{name: "the shipped limit, 384 MiB", containerLimit: "402653184", want: 342255206, set: true},
+		{name: "GOMEMLIMIT set explicitly", gomemlimit: "300MiB", containerLimit: "402653184"},
+		{name: "no container limit", containerLimit: ""},
+		{name: "not a number", containerLimit: "384Mi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, set := softMemoryLimit(tt.gomemlimit, tt.containerLimit)
+			g.Expect(set).To(Equal(tt.set))
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
 // In a pod, the leader election identity is the pod's, the same for every start of its
 // container; outside one, controller-runtime's lock (nil here) draws a new one each start.
 func TestPodLeaderLock(t *testing.T) {
