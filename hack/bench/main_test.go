@@ -16,7 +16,10 @@ limitations under the License.
 
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestParseRepeats(t *testing.T) {
 	rc, err := parseRepeats(" 100=3, 2000=2 ", 1)
@@ -44,5 +47,16 @@ func TestParseRepeats(t *testing.T) {
 	}
 	if _, err := parseRepeats("", 0); err == nil {
 		t.Error("-repeats 0: want an error")
+	}
+}
+
+func TestLastReturned(t *testing.T) {
+	began := time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
+	returned := []time.Time{began.Add(3 * time.Second), began.Add(9 * time.Second), began.Add(5 * time.Second)}
+	if got := lastReturned(returned, began); got != 9*time.Second {
+		t.Errorf("lastReturned = %v, want 9s", got)
+	}
+	if got := lastReturned(nil, began); got != 0 {
+		t.Errorf("lastReturned of no requests = %v, want 0", got)
 	}
 }

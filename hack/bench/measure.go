@@ -293,6 +293,18 @@ func latenciesOf(ds []time.Duration) latencies {
 	return latencies{p50: percentile(ds, 0.5), p99: percentile(ds, 0.99)}
 }
 
+// lastReturned is the time from began until the last of the requests that returned at
+// returned did.
+func lastReturned(returned []time.Time, began time.Time) time.Duration {
+	var last time.Time
+	for _, at := range returned {
+		if at.After(last) {
+			last = at
+		}
+	}
+	return max(last.Sub(began), 0)
+}
+
 // result is what one contender did with n Foos under limits, in one repeat.
 type result struct {
 	contender string
@@ -304,8 +316,14 @@ type result struct {
 	// contender's own part, before the Deployment controller's).
 	converge, scale, convergeOwn, scaleOwn time.Duration
 	// convergeReady and scaleReady are the times of each Foo from the benchmark's create or
-	// scale request until it reported them (its availableReplicas equal to its replicas).
-	convergeReady, scaleReady latencies
+	// scale request until it reported them (its availableReplicas equal to its replicas);
+	// convergeOwnEach and scaleOwnEach until its Deployment asked for them (the contender's
+	// part, per Foo).
+	convergeReady, scaleReady, convergeOwnEach, scaleOwnEach latencies
+	// convergeWrites and scaleWrites are the times from the phase's beginning until the last
+	// of the benchmark's creates or scales of the Foos returned: the part of the contender's
+	// that waits on the benchmark's own requests.
+	convergeWrites, scaleWrites time.Duration
 	// drift is the time until every Deployment was set back to its Foo's replicas after
 	// someone else changed them; driftBack the times of each Deployment.
 	drift     time.Duration
@@ -734,6 +752,7 @@ func (u *run) converge(r *result, apiserverBefore []sample) (began, converged ti
 		return began, converged, err
 	}
 	r.convergeReady = latenciesOf(u.t.times(created, false))
+	r.convergeOwnEach, r.convergeWrites = latenciesOf(u.t.times(created, true)), lastReturned(created, began)
 	apiserverAfter, err := u.cl.apiserverMetrics()
 	if err != nil {
 		return began, converged, err
@@ -902,6 +921,7 @@ func (u *run) scale(r *result) (began time.Time, err error) {
 		return began, err
 	}
 	r.scaleReady = latenciesOf(u.t.times(changed, false))
+	r.scaleOwnEach, r.scaleWrites = latenciesOf(u.t.times(changed, true)), lastReturned(changed, began)
 	return began, nil
 }
 

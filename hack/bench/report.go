@@ -78,7 +78,10 @@ var readingGuide = `How to read it:
   the Foo returned until the watch saw its status.availableReplicas equal its spec.replicas;
   for a drift, from the benchmark's change of the Deployment until the watch saw the Deployment
   ask for its Foo's replicas again. The phase times (converge, scale, set back) are until the
-  last of them, from before the benchmark's first request.
+  last of them, from before the benchmark's first request. The contender's part of a phase is
+  until the watch saw every Deployment ask for its Foo's replicas: per Foo from the benchmark's
+  request, and beside it the time until the last of the benchmark's own requests (16 at a
+  time) returned: the contender cannot act on a Foo before the benchmark's request for it.
 - CPU per 1,000 Foos is the contender's utime + stime (/proc/PID/stat) from the first Foo created
   until the last was ready, per 1,000 Foos. Peak RSS is the highest VmHWM of its processes
   (read before each is stopped) but the heap profile's restart.
@@ -323,6 +326,8 @@ func table(b *strings.Builder, g *group) {
 	})
 	line("B1 converge (all Foos report 1 available replica)", duration(func(r result) time.Duration { return r.converge }))
 	line("B1 the contender's part (all Deployments created)", duration(func(r result) time.Duration { return r.convergeOwn }))
+	line("B1 the benchmark's creates of the Foos (until the last returned)", duration(func(r result) time.Duration { return r.convergeWrites }))
+	line("B1 each Foo's Deployment, from the Foo's create request until created: p50 / p99", pair(func(r result) latencies { return r.convergeOwnEach }))
 	line("B1 each Foo, from its create request until it reports its replica available: p50 / p99", pair(func(r result) latencies { return r.convergeReady }))
 	line("B1 until the last event written in the Foos' namespaces (the contender's and the cluster's)", duration(func(r result) time.Duration { return r.convergeEvents }))
 	line("B1 CPU per 1,000 Foos while converging (utime + stime)", duration(func(r result) time.Duration { return r.convergeCPU() * 1000 / time.Duration(r.n) }))
@@ -371,6 +376,8 @@ func table(b *strings.Builder, g *group) {
 	line("B7 anonymous memory then", mib(func(r result) int64 { return r.unrelatedMem.anon }))
 	line("B9 scale every Foo 1 → 2", duration(func(r result) time.Duration { return r.scale }))
 	line("B9 the contender's part (all Deployments scaled)", duration(func(r result) time.Duration { return r.scaleOwn }))
+	line("B9 the benchmark's scales of the Foos (until the last returned)", duration(func(r result) time.Duration { return r.scaleWrites }))
+	line("B9 each Foo's Deployment, from the Foo's scale request until it asks for 2: p50 / p99", pair(func(r result) latencies { return r.scaleOwnEach }))
 	line("B9 each Foo, from its scale request until it reports 2 available: p50 / p99", pair(func(r result) latencies { return r.scaleReady }))
 	line("B9 until the last event written in the Foos' namespaces", duration(func(r result) time.Duration { return r.scaleEvents }))
 	line("B9 CPU while scaling (utime + stime) of the cluster's processes and the contender's, and the idle and interrupt time of the CPUs they ran on", processes(func(r result) clusterCPU { return r.scaleCluster }, func(r result) time.Duration { return r.scale }))
