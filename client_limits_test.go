@@ -198,11 +198,7 @@ func TestShedding(t *testing.T) {
 func TestEventsStop(t *testing.T) {
 	g := NewWithT(t)
 	var idle atomic.Bool
-	inner := &slowSink{release: make(chan struct{})}
-	recorder, err := newShedding(&inTurn{EventSink: inner, idle: idle.Load})
-	g.Expect(err).NotTo(HaveOccurred())
-	foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo"}}
-	dropped := testutil.ToFloat64(eventsDropped)
+	recorder, inner, foo, dropped := newTestRecorder(t, idle.Load)
 
 	// Idle: the first event is sent, its request under way; then a Foo waits.
 	idle.Store(true)
@@ -235,11 +231,7 @@ func TestEventsStop(t *testing.T) {
 // A recorder stopped while its events wait for idle workers, none under way, stops at once.
 func TestEventsStopWhileWaiting(t *testing.T) {
 	g := NewWithT(t)
-	inner := &slowSink{release: make(chan struct{})}
-	recorder, err := newShedding(&inTurn{EventSink: inner, idle: func() bool { return false }})
-	g.Expect(err).NotTo(HaveOccurred())
-	foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo"}}
-	dropped := testutil.ToFloat64(eventsDropped)
+	recorder, inner, foo, dropped := newTestRecorder(t, func() bool { return false })
 	for _, reason := range []string{"Waiting1", "Waiting2"} {
 		recorder.Eventf(foo, nil, corev1.EventTypeNormal, reason, "Test", "waiting")
 	}
@@ -251,6 +243,41 @@ func TestEventsStopWhileWaiting(t *testing.T) {
 	g.Eventually(recorder.sink.waiting.Load).WithTimeout(time.Second).Should(BeZero())
 	g.Expect(testutil.ToFloat64(eventsDropped)).To(Equal(dropped + 2))
 	g.Expect(inner.most.Load()).To(BeZero(), "no request")
+}
+
+// newTestRecorder is a reconciler's recorder whose sink is idle when idle says, with a
+// slowSink under it, a Foo to record events about, and the count of dropped events so far.
+func newTestRecorder(t *testing.T, idle func() bool) (*shedding, *slowSink, *samplev1alpha1.Foo, float64) {
+	t.Helper()
+	inner := &slowSink{release: make(chan struct{})}
+	recorder, err := newShedding(&inTurn{EventSink: inner, idle: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foo := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo"}}
+	return recorder, inner, foo, testutil.ToFloat64(eventsDropped)
+}
+
+// An event's request, once its turn came, gets eventTimeout from then, whatever the
+// caller's context: a stop lets it finish, and a request that hangs holds the events behind
+// it no longer than that.
+func TestEventsRequestBound(t *testing.T) {
+	g := NewWithT(t)
+	sink := &inTurn{idle: func() bool { return true }}
+	ctx, stop := context.WithCancel(t.Context())
+	var deadline time.Time
+	var bounded bool
+	before := time.Now()
+	_, err := sink.send(ctx, func(ctx context.Context) (*eventsv1.Event, error) {
+		stop()
+		deadline, bounded = ctx.Deadline()
+		return nil, ctx.Err()
+	})
+	after := time.Now()
+	g.Expect(err).NotTo(HaveOccurred(), "the caller's stop does not end a request under way")
+	g.Expect(bounded).To(BeTrue())
+	g.Expect(deadline).To(BeTemporally(">=", before.Add(eventTimeout)))
+	g.Expect(deadline).To(BeTemporally("<=", after.Add(eventTimeout)))
 }
 
 // The events' sink sends one event at a time, and counts those waiting for their turn.
