@@ -293,8 +293,8 @@ func latenciesOf(ds []time.Duration) latencies {
 	return latencies{p50: percentile(ds, 0.5), p99: percentile(ds, 0.99)}
 }
 
-// lastReturned is the time from began until the last of the requests that returned at
-// returned did.
+// lastReturned is the time from began until the latest of returned, when the benchmark's
+// requests returned.
 func lastReturned(returned []time.Time, began time.Time) time.Duration {
 	var last time.Time
 	for _, at := range returned {
@@ -321,8 +321,8 @@ type result struct {
 	// part, per Foo).
 	convergeReady, scaleReady, convergeOwnEach, scaleOwnEach latencies
 	// convergeWrites and scaleWrites are the times from the phase's beginning until the last
-	// of the benchmark's creates or scales of the Foos returned: the part of the contender's
-	// that waits on the benchmark's own requests.
+	// of the benchmark's creates or scales of the Foos returned: the contender cannot act on a
+	// Foo before the benchmark's request for it.
 	convergeWrites, scaleWrites time.Duration
 	// drift is the time until every Deployment was set back to its Foo's replicas after
 	// someone else changed them; driftBack the times of each Deployment.
