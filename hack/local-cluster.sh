@@ -104,6 +104,7 @@ up() {
 			--wait 2m >"$KWOK_WORKDIR/kwokctl.log" 2>&1 || { cat "$KWOK_WORKDIR/kwokctl.log" >&2; exit 1; }
 	fi
 	"$bin/kwokctl" get kubeconfig --name "$cluster" > "$kubeconfig"
+	components_up "${#metrics[@]}"
 	if [ "$node_kind" = real ]; then
 		"$root/hack/real-node.sh" up
 		if [ "${LOCAL_CLUSTER_SIMULATED_NODE:-false}" = true ]; then
@@ -114,6 +115,34 @@ up() {
 		kwok_node "${#metrics[@]}"
 	fi
 	echo "Cluster $cluster is up; kubeconfig: $kubeconfig"
+}
+
+# components_up METRICS: starts again every process of the control plane that exited, until
+# they all run and (METRICS > 0) metrics-server serves. kwokctl starts them all at once, and
+# metrics-server exits when kube-apiserver does not accept connections yet; nothing restarts a
+# process that exited, and kwokctl takes one that is a zombie (this machine's init does not reap
+# them) for one that runs, so its pid file goes before `kwokctl start cluster`.
+components_up() {
+	local attempt pidfile state exited
+	for attempt in 1 2 3; do
+		exited=()
+		for pidfile in "$KWOK_WORKDIR/clusters/$cluster/pids/"*.pid; do
+			state=$(sed 's/.*) //' "/proc/$(cat "$pidfile")/stat" 2>/dev/null | cut -d' ' -f1) || true
+			if [ -z "$state" ] || [ "$state" = Z ]; then
+				exited+=("$(basename "$pidfile" .pid)")
+				rm -f "$pidfile"
+			fi
+		done
+		if [ ${#exited[@]} -gt 0 ]; then
+			echo "Starting ${exited[*]} again: exited (attempt $attempt)" >&2
+			"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1
+		fi
+		[ "$1" -gt 0 ] || return 0
+		"${kubectl[@]}" wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=60s >/dev/null 2>&1 && return 0
+	done
+	echo "metrics-server does not serve; its log:" >&2
+	tail -20 "$KWOK_WORKDIR/clusters/$cluster/logs/metrics-server.log" >&2
+	return 1
 }
 
 # kwok_node METRICS: the simulated node, and (METRICS > 0) the usage its pods report.
