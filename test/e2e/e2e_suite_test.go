@@ -20,8 +20,9 @@ limitations under the License.
 // (hack/local-cluster.sh). The cluster's node is the suite's parameter, as kind makes its node
 // image one: E2E_NODE=kwok (the default) is a simulated node, E2E_NODE=real one that runs
 // containers (hack/real-node.sh; root: containerd, the kubelet and iptables need it).
-// Specs that need containers to run say so with Label(RealNode) and run only on a real node
-// (the suite derives that filter from the node); the others run on both, where what differs
+// Specs that need containers to run say so with Label(RealNode) and run only on a real node,
+// those that need a simulated node's cluster with Label(SimulatedNode) (the suite derives
+// that filter from the node); the others run on both, where what differs
 // (where a catalog comes from, how the operator runs, how pods use CPU) is the node's.
 // `make test-e2e` runs the suite on each.
 package e2e
@@ -56,8 +57,12 @@ import (
 	"github.com/example/foo-operator/test/framework/suite"
 )
 
-// RealNode labels the specs that need a real node: pods that run.
-const RealNode = "real-node"
+// RealNode labels the specs that need a real node: pods that run. SimulatedNode labels the
+// few that act on what only a simulated node's cluster is: local processes kwokctl started.
+const (
+	RealNode      = "real-node"
+	SimulatedNode = "simulated-node"
+)
 
 const (
 	csvV1 = "foo-operator.v0.1.0"
@@ -112,16 +117,17 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "e2e suite on a "+node+" node", suiteConfig, reporterConfig)
 }
 
-// nodeFilter is the label filter that leaves out, on a simulated node, the specs that need a
-// real one, and also applies the one given (-ginkgo.label-filter), if any.
+// nodeFilter is the label filter that leaves out the specs that need the other kind of node,
+// and also applies the one given (-ginkgo.label-filter), if any.
 func nodeFilter(given string, realNode bool) string {
-	switch {
-	case realNode:
-		return given
-	case given == "":
-		return "!" + RealNode
+	other := RealNode
+	if realNode {
+		other = SimulatedNode
 	}
-	return "(" + given + ") && !" + RealNode
+	if given == "" {
+		return "!" + other
+	}
+	return "(" + given + ") && !" + other
 }
 
 var _ = BeforeSuite(func() {
