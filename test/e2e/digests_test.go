@@ -29,6 +29,7 @@ import (
 	"github.com/operator-framework/api/pkg/manifests"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 
+	samplev1alpha1 "github.com/example/foo-operator/api/v1alpha1"
 	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/framework"
 	"github.com/example/foo-operator/test/framework/suite"
@@ -42,6 +43,7 @@ import (
 var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() {
 	var ns, dir, bundle string
 	var operator, operand, scorecardTests string
+	var foo *samplev1alpha1.Foo
 
 	BeforeAll(func() {
 		ns = env.NewNamespace("digests", false) // not restricted: see operator-sdk run bundle's Describe
@@ -82,12 +84,13 @@ var _ = Describe("A release pinned by digest", Label(RealNode), Ordered, func() 
 		env.ExpectOperatorRunning(ns, operator)
 		AddReportEntry("run bundle (digests)", time.Since(began).Round(time.Second).String())
 
-		foo := env.CreateFoo(ns, "pinned", 1)
+		foo = env.CreateFoo(ns, "pinned", 1)
 		env.ExpectDeploymentImage(foo, operand)
 		env.ExpectServing(foo, 1, "nginx-unprivileged 1.28.0-alpine")
 	})
 
 	It("leaves nothing behind after operator-sdk cleanup", func() {
+		env.DeleteFoo(foo)
 		env.CleanupBundle(ns)
 	})
 })

@@ -19,7 +19,6 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,7 +85,7 @@ var _ = Describe("operator-sdk run bundle and scorecard", Label(RealNode), Order
 
 	It("leaves nothing behind after operator-sdk cleanup", func() {
 		began := time.Now()
-		Expect(k8s.Delete(context.Background(), foo)).To(Succeed())
+		env.DeleteFoo(foo)
 		env.CleanupBundle(ns)
 		AddReportEntry("cleanup", time.Since(began).Round(time.Second).String())
 	})

@@ -645,6 +645,19 @@ func (e *Env) Kubectl(args ...string) string {
 	return Run(framework.Root(), nil, filepath.Join(framework.Root(), "bin", "kubectl"), append([]string{"--kubeconfig", e.Cluster.Kubeconfig()}, args...)...)
 }
 
+// DeleteFoo deletes foo as docs/olm.md's Uninstall says to before the CRD goes: in the
+// foreground, so that the Foo is gone only once the garbage collector deleted what it owns
+// (its Deployment, its budget). A CRD deleted with Foos in it races the garbage collector: a
+// Deployment whose Foo's type is gone before the collector confirmed the Foo's absence is
+// never collected (kubernetes/kubernetes#102641; a pinned release's cleanup left one so).
+func (e *Env) DeleteFoo(foo *samplev1alpha1.Foo) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(e.Client.Delete(context.Background(), foo, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(gomega.Succeed())
+	gomega.Eventually(func() error {
+		return e.Client.Get(context.Background(), client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{})
+	}).Should(gomega.Satisfy(apierrors.IsNotFound), "Foo %s gone, after what it owns", client.ObjectKeyFromObject(foo))
+}
+
 // RemoveCRD deletes the Foo CRD, if any, and waits until it is gone.
 func (e *Env) RemoveCRD() {
 	ginkgo.GinkgoHelper()
