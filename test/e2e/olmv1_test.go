@@ -196,6 +196,7 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 
 			web := env.CreateFoo(watched, "olmv1-"+strings.ToLower(mode), 1)
 			env.ExpectServing(web, 1, "nginx-unprivileged 1.28.0-alpine")
+			env.DeleteFoo(web) // before the CRD goes: docs/olm.md's Uninstall
 			deleteClusterExtension()
 			Eventually(installedObjects).Should(BeEmpty())
 			env.ExpectCRDGone()

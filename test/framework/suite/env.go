@@ -656,6 +656,8 @@ func (e *Env) DeleteFoo(foo *samplev1alpha1.Foo) {
 	gomega.Eventually(func() error {
 		return e.Client.Get(context.Background(), client.ObjectKeyFromObject(foo), &samplev1alpha1.Foo{})
 	}).Should(gomega.Satisfy(apierrors.IsNotFound), "Foo %s gone, after what it owns", client.ObjectKeyFromObject(foo))
+	d := client.ObjectKey{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}
+	gomega.Expect(e.Client.Get(context.Background(), d, &appsv1.Deployment{})).To(gomega.Satisfy(apierrors.IsNotFound), "Deployment %s gone before its Foo", d)
 }
 
 // RemoveCRD deletes the Foo CRD, if any, and waits until it is gone.
