@@ -626,7 +626,7 @@ func (r *FooReconciler) scale(ctx context.Context, foo *samplev1alpha1.Foo, desi
 	if err != nil {
 		return live, err
 	}
-	d := live.DeepCopy()
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: live.Namespace, Name: live.Name}} // the response fills it
 	switch err := r.Patch(ctx, d, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); {
 	case apierrors.IsInvalid(err):
 		log.FromContext(ctx).V(1).Info("Scale refused; applying instead", "deployment", klog.KObj(live), "error", err.Error())

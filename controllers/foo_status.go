@@ -114,7 +114,10 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	if err != nil {
 		return 0, err
 	}
-	updated := &samplev1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
+	// Sent as metadata, the write has the API server answer with the Foo's metadata alone
+	// (protobuf), not the whole Foo as JSON: the pass reads only its resourceVersion.
+	updated := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
+	updated.SetGroupVersionKind(samplev1alpha1.GroupVersion.WithKind("Foo"))
 	if err := r.Status().Patch(ctx, updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
 		switch {
 		case apierrors.IsConflict(err):

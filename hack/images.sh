@@ -47,7 +47,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/bin
-state=$bin/images # podman's storage and the registry's; `make clean-images` removes it
+# podman's storage and the registry's. podman records this absolute path in its database: a bin/
+# copied to another checkout needs its images/ removed (rm -rf bin/images), and built again.
+state=$bin/images
 mkdir -p "$state"
 
 # podman with its own storage under bin/images and runc (crun refuses this machine's
