@@ -136,20 +136,18 @@ verify: lint ## Lint, regenerate every generated file (failing if that changes a
 # ci runs the suites that mostly wait on their clusters side by side, each target's output
 # printed whole when it ends (-O). make verify has just regenerated every generated file and
 # found it current, so the suites side by side do not regenerate them (-o): none rewrites a
-# file another reads. test/e2e on a simulated node, then on a real one (the longest), runs
-# beside the short chaos suite, then make test-bench. The two e2e runs do not overlap: beside
-# the real node's, the simulated node's HorizontalPodAutoscaler did not scale in 5 minutes, most
-# likely because its kube-controller-manager had exited, which the local cluster no longer lets
-# a stall cause (docs/development.md).
+# file another reads. test/e2e on a real node, the longest, runs beside test/e2e on a simulated
+# node, then the short chaos suite, then make test-bench (docs/development.md).
 .PHONY: ci
 ci: ## Build every tool, then run make verify and every suite, as CI does (.ci/run): the README's test command.
 	$(MAKE) --no-print-directory -j2 tools
 	$(MAKE) --no-print-directory verify
 	$(MAKE) --no-print-directory -j3 -O -o manifests -o generate -o fmt -o vet test test-min-kube test-scaffold
-	$(MAKE) --no-print-directory -j2 -O test-e2e ci-beside-e2e
+	$(MAKE) --no-print-directory -j2 -O test-e2e-real ci-beside-e2e
 
 .PHONY: ci-beside-e2e
 ci-beside-e2e:
+	$(MAKE) --no-print-directory test-e2e-kwok
 	$(MAKE) --no-print-directory test-chaos CHAOS_SHORT=1
 	$(MAKE) --no-print-directory test-bench
 
