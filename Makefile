@@ -94,10 +94,11 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: lint
-lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangci.yml).
+lint: vet golangci-lint ## Run go vet, a gofmt check and golangci-lint (.golangci.yml), on the operator's module and on the benchmark's (hack/bench).
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
 	$(GOLANGCI_LINT) run ./...
+	cd hack/bench && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: test
 test: manifests generate fmt vet envtest promtool ## Run the unit tests, promtool's tests of the alerts and the envtest suite (real kube-apiserver and etcd) with the race detector.

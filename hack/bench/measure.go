@@ -489,12 +489,11 @@ type how struct {
 // measure runs one contender with n Foos under limits l on a fresh cluster through every
 // scenario.
 func measure(c contender, l limits, n int, h how) (result, error) {
-	idle, profiled, cpus := h.idle, h.profiled, h.cpus
-	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: profiled, cpus: cpus}
-	u := &run{c: c, l: l, n: n, cpus: cpus, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
-	if len(cpus) > 0 {
+	r := result{contender: c.name, limits: l, n: n, buckets: c.buckets, profiled: h.profiled, cpus: h.cpus}
+	u := &run{c: c, l: l, n: n, cpus: h.cpus, label: fmt.Sprintf("%s (%v), %d Foos", c.name, l, n), timeout: phaseTimeout(n, l)}
+	if len(h.cpus) > 0 {
 		// Phases on fewer CPUs take longer by as much, where the CPU is what they wait on.
-		u.timeout = u.timeout * time.Duration(runtime.NumCPU()) / time.Duration(len(cpus))
+		u.timeout = u.timeout * time.Duration(runtime.NumCPU()) / time.Duration(len(h.cpus))
 	}
 	cl, down, err := startCluster(c, n, u.label)
 	if err != nil {
@@ -502,24 +501,15 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 	}
 	defer down()
 	u.cl = cl
-	if len(cpus) > 0 {
-		progress("%s: pinning its cluster and it to CPU(s) %s", u.label, cpuList(cpus))
-		pids, err := u.clusterPids()
-		if err != nil {
-			return r, err
-		}
-		for name, pid := range pids {
-			if err := pin(pid, cpus); err != nil {
-				return r, fmt.Errorf("%s: %w", name, err)
-			}
-		}
+	if err := u.pinCluster(); err != nil {
+		return r, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if u.t, err = track(ctx, cl); err != nil {
 		return r, err
 	}
-	if err := u.start("contender.log", profiled); err != nil {
+	if err := u.start("contender.log", h.profiled); err != nil {
 		return r, err
 	}
 	defer func() { _ = u.stop() }()
@@ -532,98 +522,130 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 		defer stopScrapes()
 	}
 
-	apiserverBefore, err := u.cl.apiserverMetrics()
+	p, err := u.scenarios(&r, h.idle)
 	if err != nil {
 		return r, err
 	}
-	passes := &phasePasses{u: u, r: &r}
-	if err := passes.begin(); err != nil {
+	if p.restarted, err = u.restarts(ctx, &r); err != nil {
 		return r, err
 	}
-	began, converged, err := u.converge(&r, apiserverBefore)
-	if err != nil {
-		return r, err
-	}
-	if r.convergeEvents, err = u.t.quiet(began, u.timeout); err != nil {
-		return r, err
-	}
-	convergeQuiet := time.Now()
-	if err := passes.end(converging); err != nil {
-		return r, err
-	}
-	idleStart, idleEnd, err := u.idle(&r, idle)
-	if err != nil {
-		return r, err
-	}
-	if err := passes.begin(); err != nil {
-		return r, err
-	}
-	scaleBegan, err := u.scale(&r)
-	if err != nil {
-		return r, err
-	}
-	if r.scaleEvents, err = u.t.quiet(scaleBegan, u.timeout); err != nil {
-		return r, err
-	}
-	scaled := time.Now()
-	if err := passes.end(scaling); err != nil {
-		return r, err
-	}
-	driftBegan, err := u.drift(&r)
-	if err != nil {
-		return r, err
-	}
-	if r.driftEvents, err = u.t.quiet(driftBegan, u.timeout); err != nil {
-		return r, err
-	}
-	drifted := time.Now()
-	if err := passes.end(settingBack); err != nil {
-		return r, err
-	}
-	watchersAfter, err := u.cl.apiserverMetrics()
-	if err != nil {
-		return r, err
-	}
-	r.terminatedWatchers = terminatedWatchersSince(apiserverBefore, watchersAfter)
-
-	progress("%s: restarting it", u.label)
-	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log", false); err != nil {
-		return r, err
-	}
-	restarted := time.Now()
-
-	progress("%s: adding %d unrelated Deployments and ConfigMaps, restarting it", u.label, unrelatedObjects)
-	if err := addUnrelated(ctx, cl.kube); err != nil {
-		return r, err
-	}
-	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log", false); err != nil {
-		return r, err
-	}
-	if err := u.stop(); err != nil {
-		return r, err
-	}
-	r.peakRSS = u.peakRSS
-	if c.scraped {
-		// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB,
-		// and sampling more often costs memory, so not in the runs above, nor in the peak.
-		progress("%s: restarting it with one allocation per %d bytes profiled", u.label, memProfileRate)
-		if _, _, _, err = u.restart("contender-profiled.log", true, fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
-			return r, err
-		}
-		if r.heapTop, r.heapBy, err = heapProfile(cl.Dir); err != nil {
-			return r, err
-		}
-		if err := u.stop(); err != nil {
-			return r, err
-		}
-	}
-
-	if err := u.countRequests(&r, phases{began, converged, convergeQuiet, idleStart, idleEnd, scaleBegan, scaled, drifted, restarted}); err != nil {
+	if err := u.countRequests(&r, p); err != nil {
 		return r, err
 	}
 	progress("%s: done; peak requests %v in windows of %v; RSS %s converged, %s restarted, %s with unrelated objects, peak %d MiB",
 		u.label, r.peaks, rateWindows, r.mem, r.restartMem, r.unrelatedMem, r.peakRSS>>20)
 	return r, nil
+}
+
+// pinCluster pins the cluster's processes to the run's CPUs, when it has any.
+func (u *run) pinCluster() error {
+	if len(u.cpus) == 0 {
+		return nil
+	}
+	progress("%s: pinning its cluster and it to CPU(s) %s", u.label, cpuList(u.cpus))
+	pids, err := u.clusterPids()
+	if err != nil {
+		return err
+	}
+	for name, pid := range pids {
+		if err := pin(pid, u.cpus); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// scenarios runs the contender through converging, the idle window, scaling and setting
+// back a drift, each until its events are written too (tracker.quiet), and returns when
+// each began and ended (all but restarted).
+func (u *run) scenarios(r *result, idle time.Duration) (p phases, err error) {
+	apiserverBefore, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return p, err
+	}
+	passes := &phasePasses{u: u, r: r}
+	if err := passes.begin(); err != nil {
+		return p, err
+	}
+	if p.began, p.converged, err = u.converge(r, apiserverBefore); err != nil {
+		return p, err
+	}
+	if r.convergeEvents, err = u.t.quiet(p.began, u.timeout); err != nil {
+		return p, err
+	}
+	p.convergeQuiet = time.Now()
+	if err := passes.end(converging); err != nil {
+		return p, err
+	}
+	if p.idleStart, p.idleEnd, err = u.idle(r, idle); err != nil {
+		return p, err
+	}
+	if err := passes.begin(); err != nil {
+		return p, err
+	}
+	if p.scaleBegan, err = u.scale(r); err != nil {
+		return p, err
+	}
+	if r.scaleEvents, err = u.t.quiet(p.scaleBegan, u.timeout); err != nil {
+		return p, err
+	}
+	p.scaled = time.Now()
+	if err := passes.end(scaling); err != nil {
+		return p, err
+	}
+	driftBegan, err := u.drift(r)
+	if err != nil {
+		return p, err
+	}
+	if r.driftEvents, err = u.t.quiet(driftBegan, u.timeout); err != nil {
+		return p, err
+	}
+	p.drifted = time.Now()
+	if err := passes.end(settingBack); err != nil {
+		return p, err
+	}
+	watchersAfter, err := u.cl.apiserverMetrics()
+	if err != nil {
+		return p, err
+	}
+	r.terminatedWatchers = terminatedWatchersSince(apiserverBefore, watchersAfter)
+	return p, nil
+}
+
+// restarts restarts the contender as it was, then with unrelated objects added, and stops it;
+// a contender that serves metrics once more with its allocations profiled, for its heap. It
+// returns when the first restart was done.
+func (u *run) restarts(ctx context.Context, r *result) (restarted time.Time, err error) {
+	progress("%s: restarting it", u.label)
+	if r.restart, r.restartCPU, r.restartMem, err = u.restart("contender-restart.log", false); err != nil {
+		return restarted, err
+	}
+	restarted = time.Now()
+
+	progress("%s: adding %d unrelated Deployments and ConfigMaps, restarting it", u.label, unrelatedObjects)
+	if err := addUnrelated(ctx, u.cl.kube); err != nil {
+		return restarted, err
+	}
+	if _, _, r.unrelatedMem, err = u.restart("contender-unrelated.log", false); err != nil {
+		return restarted, err
+	}
+	if err := u.stop(); err != nil {
+		return restarted, err
+	}
+	r.peakRSS = u.peakRSS
+	if !u.c.scraped {
+		return restarted, nil
+	}
+	// Go samples one allocation per 512 KiB by default: too few for a heap of a few MiB, and
+	// sampling more often costs memory, so not in the runs above, nor in the peak.
+	progress("%s: restarting it with one allocation per %d bytes profiled", u.label, memProfileRate)
+	if _, _, _, err = u.restart("contender-profiled.log", true, fmt.Sprintf("GODEBUG=memprofilerate=%d", memProfileRate)); err != nil {
+		return restarted, err
+	}
+	if r.heapTop, r.heapBy, err = heapProfile(u.cl.Dir); err != nil {
+		return restarted, err
+	}
+	return restarted, u.stop()
 }
 
 // phases are the moments between the scenarios: converged when the Foos were ready, the
