@@ -131,6 +131,9 @@ func main() {
 	case *dirty && slices.Contains(recordOuts, filepath.Clean(*out)):
 		check(fmt.Errorf("a -dirty run is not the benchmark of record: give it an -out other than %s", strings.Join(recordOuts, " or ")))
 	}
+	if keptProfiles != "" { // made now, not after the first profiled run's minutes
+		check(os.MkdirAll(keptProfiles, 0o755))
+	}
 	run.shipped, err = shippedLimits()
 	check(err)
 	if workers == 0 {
