@@ -27,6 +27,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,18 +140,26 @@ func (d drift) none() bool { return !d.changed && d.lost.Empty() }
 // unchanged and desired changed in its replicas only (a scale: it sets the same fields),
 // reuses them instead of typing desired and parsing the entries again, which took a sixth
 // of the operator's CPU and a third of its allocations while 2,000 Foos converged
-// (docs/benchmark-history.md). It holds a few hundred bytes per Foo with a Deployment;
-// forget drops a Foo's.
-type ownership struct{ perFoo[lostFields] }
+// (docs/benchmark-history.md). A pass that finds the entries changed and desired the same
+// (a drift, and the write that sets it back) parses the entries again but types only
+// desired's ownerReferences: the rest of desired's fields it has from the last pass
+// (wantedFields). It holds a few hundred bytes per Foo with a Deployment; forget drops a
+// Foo's.
+type ownership struct {
+	perFoo[lostFields]
+	shapes fieldShapes
+}
 
 // lostFields are the fields of a desired Deployment (hash: its DesiredHashLabel; replicas:
 // its spec.replicas) that the operator's entries in a Deployment's managedFields (own:
-// their digest, ownDigest) do not own.
+// their digest, ownDigest) do not own, and the fields the desired Deployment sets but for
+// its ownerReferences (shape, shared between Foos by fieldShapes).
 type lostFields struct {
 	hash     string
 	replicas int32
 	own      [sha256.Size]byte
 	lost     *fieldpath.Set
+	shape    *fieldpath.Set
 }
 
 // driftOf compares live, the Deployment of foo's name, with desired by ownership: it
@@ -175,16 +184,17 @@ func (m *ownership) driftOf(foo types.NamespacedName, desired *appsv1ac.Deployme
 // replicas. The sets it returns are shared: callers do not change them.
 func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (*fieldpath.Set, error) {
 	hash, replicas, own := desired.Labels[DesiredHashLabel], ptr.Deref(desired.Spec.Replicas, 1), ownDigest(live)
-	if known, ok := m.load(foo); ok && known.own == own {
-		switch {
-		case known.hash == hash:
-			return known.lost, nil
-		case hashWithReplicas(desired, known.replicas) == known.hash:
-			m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: known.lost})
+	var shape *fieldpath.Set
+	if known, ok := m.load(foo); ok && (known.hash == hash || hashWithReplicas(desired, known.replicas) == known.hash) {
+		if known.own == own {
+			if known.hash != hash {
+				m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: known.lost, shape: known.shape})
+			}
 			return known.lost, nil
 		}
+		shape = known.shape
 	}
-	want, err := fieldSet(desired)
+	want, shape, err := m.shapes.wantedFields(desired, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +209,59 @@ func (m *ownership) lost(foo types.NamespacedName, desired *appsv1ac.DeploymentA
 		}
 	}
 	lost := want.Difference(owned).Difference(metaFields)
-	m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: lost})
+	m.store(foo, lostFields{hash: hash, replicas: replicas, own: own, lost: lost, shape: shape})
 	return lost, nil
+}
+
+// fieldShapes holds the field sets of desired Deployments without their ownerReferences,
+// one for each set that differs, for Foos to share: a field set holds the keys of maps and
+// lists, not values, and the ownerReferences' key (the Foo's UID) is the one that differs
+// between Foos, so the Foos of one build share one set. It holds at most maxFieldShapes; a
+// set beyond them is not shared. The zero value is empty and ready to use.
+type fieldShapes struct {
+	mu   sync.Mutex
+	sets []*fieldpath.Set
+}
+
+// maxFieldShapes bounds fieldShapes: one build's template gives one set.
+const maxFieldShapes = 8
+
+// ownerReferencesField is a Deployment's metadata.ownerReferences.
+var ownerReferencesField = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "ownerReferences"))
+
+// wantedFields is fieldSet(desired), with the shape of desired: its fields but for its
+// ownerReferences, shared with other Foos'. Given the shape, it types desired's
+// ownerReferences alone.
+func (s *fieldShapes) wantedFields(desired *appsv1ac.DeploymentApplyConfiguration, shape *fieldpath.Set) (want, usedShape *fieldpath.Set, err error) {
+	if shape == nil {
+		if want, err = fieldSet(desired); err != nil {
+			return nil, nil, err
+		}
+		return want, s.shared(want.RecursiveDifference(ownerReferencesField)), nil
+	}
+	refs := appsv1ac.Deployment(*desired.Name, *desired.Namespace)
+	refs.OwnerReferences = desired.OwnerReferences
+	fields, err := fieldSet(refs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return shape.Union(fields), shape, nil
+}
+
+// shared is the set fieldShapes holds equal to set, or set, which it holds from now on
+// while it holds fewer than maxFieldShapes.
+func (s *fieldShapes) shared(set *fieldpath.Set) *fieldpath.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, known := range s.sets {
+		if known.Equals(set) {
+			return known
+		}
+	}
+	if len(s.sets) < maxFieldShapes {
+		s.sets = append(s.sets, set)
+	}
+	return set
 }
 
 // ownDigest is a digest of the operator's entries in d's managedFields: the fields each

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -78,9 +79,51 @@ func TestOwnershipRemembersWhatItWasComputedFrom(t *testing.T) {
 	}
 }
 
+// TestWantedFieldsAreTheDesiredDeployments checks that the fields desired sets, put
+// together from its ownerReferences and the shape of the rest, are those fieldSet types
+// from the whole, and that Foos of one template share one shape.
+func TestWantedFieldsAreTheDesiredDeployments(t *testing.T) {
+	var shapes fieldShapes
+	var first *fieldpath.Set
+	for i, foo := range []*samplev1alpha1.Foo{
+		newFoo("one", withIdentity("one-uid", 1)),
+		newFoo("two", withIdentity("two-uid", 4), withReplicas(3)),
+		newFoo("three", withIdentity("three-uid", 2), withImage("registry.example/nginx:2")),
+	} {
+		desired := DeploymentFor(foo, testImage)
+		want, err := fieldSet(desired)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, shape, err := shapes.wantedFields(desired, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equals(want) {
+			t.Errorf("%s: wanted fields %s, want %s", foo.Name, got, want)
+		}
+		if again, _, err := shapes.wantedFields(desired, shape); err != nil || !again.Equals(want) {
+			t.Errorf("%s: wanted fields from the shape %s (%v), want %s", foo.Name, again, err, want)
+		}
+		if i == 0 {
+			first = shape
+		} else if shape != first {
+			t.Errorf("%s: a shape of its own, not the first Foo's", foo.Name)
+		}
+	}
+
+	for i := range maxFieldShapes + 2 {
+		shapes.shared(fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "labels", fmt.Sprint(i))))
+	}
+	if len(shapes.sets) != maxFieldShapes {
+		t.Errorf("fieldShapes holds %d sets, want at most %d", len(shapes.sets), maxFieldShapes)
+	}
+}
+
 // BenchmarkDriftOf measures the ownership part of a pass over a Foo whose Deployment the
-// operator created: typing the desired Deployment and parsing the entries, and the pass
-// that finds both as the last one did.
+// operator created: typing the desired Deployment and parsing the entries, the pass that
+// finds both as the last one did, and passes that find the entries changed each time (a
+// drift and its set back).
 func BenchmarkDriftOf(b *testing.B) {
 	foo := newFoo("benchmarked", withIdentity("benchmarked-uid", 1))
 	key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
@@ -105,6 +148,18 @@ func BenchmarkDriftOf(b *testing.B) {
 			if _, err := m.driftOf(key, desired, live); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+	b.Run("entries changed", func(b *testing.B) {
+		var m ownership
+		lives := []*appsv1.Deployment{live, newDeployment(foo, withOwnedFields(want.Difference(replicasField)))}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := m.driftOf(key, desired, lives[i%2]); err != nil {
+				b.Fatal(err)
+			}
+			i++
 		}
 	})
 }
