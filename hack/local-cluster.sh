@@ -138,10 +138,23 @@ components_up() {
 			"$bin/kwokctl" start cluster --name "$cluster" >/dev/null 2>&1
 		fi
 		[ "$1" -gt 0 ] || return 0
-		"${kubectl[@]}" wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=60s >/dev/null 2>&1 && return 0
+		metrics_served && return 0
 	done
 	echo "metrics-server does not serve; its log:" >&2
 	tail -20 "$KWOK_WORKDIR/clusters/$cluster/logs/metrics-server.log" >&2
+	return 1
+}
+
+# metrics_served: waits up to 60 s for the metrics API to answer through the aggregator. The
+# APIService's Available condition does not tell: the aggregator probes metrics-server every 30 s,
+# so the condition stays True for a while after metrics-server exited, and while the one started
+# again is not listening yet.
+metrics_served() {
+	local second
+	for second in $(seq 60); do
+		"${kubectl[@]}" get --raw /apis/metrics.k8s.io/v1beta1/nodes >/dev/null 2>&1 && return 0
+		sleep 1
+	done
 	return 1
 }
 
