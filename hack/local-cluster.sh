@@ -150,8 +150,7 @@ components_up() {
 # so the condition stays True for a while after metrics-server exited, and while the one started
 # again is not listening yet.
 metrics_served() {
-	local second
-	for second in $(seq 60); do
+	for _ in $(seq 60); do
 		"${kubectl[@]}" get --raw /apis/metrics.k8s.io/v1beta1/nodes >/dev/null 2>&1 && return 0
 		sleep 1
 	done
