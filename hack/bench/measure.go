@@ -532,8 +532,8 @@ func measure(c contender, l limits, n int, h how) (result, error) {
 	if err := u.countRequests(&r, p); err != nil {
 		return r, err
 	}
-	progress("%s: done; peak requests %v in windows of %v; RSS %s converged, %s restarted, %s with unrelated objects, peak %d MiB",
-		u.label, r.peaks, rateWindows, r.mem, r.restartMem, r.unrelatedMem, r.peakRSS>>20)
+	progress("%s: done; converged in %v, scaled in %v, set back in %v; peak requests %v in windows of %v; RSS %s converged, %s restarted, %s with unrelated objects, peak %d MiB",
+		u.label, seconds(r.converge), seconds(r.scale), seconds(r.drift), r.peaks, rateWindows, r.mem, r.restartMem, r.unrelatedMem, r.peakRSS>>20)
 	return r, nil
 }
 

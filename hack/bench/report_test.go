@@ -47,3 +47,18 @@ func TestUnprofiled(t *testing.T) {
 		t.Errorf("unprofiled of a single profiled run = %+v, want that run", got)
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	seconds := func(r result) float64 { return float64(r.n) }
+	// The bare client's machine was twice as fast from the second repeat on: the medians of
+	// the times (150 against 100) would give x1.50, where the repeats' ratios are x1.00,
+	// x1.50 and x1.10, median x1.10.
+	ops := []result{{n: 200}, {n: 150}, {n: 110}}
+	refs := []result{{n: 200}, {n: 100}, {n: 100}}
+	if got, each := pairedRatio(ops, refs, seconds); got != 1.1 || each != "x1.00 / x1.50 / x1.10" {
+		t.Errorf("pairedRatio = %v, %q; want 1.1, \"x1.00 / x1.50 / x1.10\"", got, each)
+	}
+	if got, _ := pairedRatio(ops[:2], refs[:2], seconds); got != 1.25 {
+		t.Errorf("pairedRatio of two repeats = %v, want 1.25", got)
+	}
+}
