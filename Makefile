@@ -437,6 +437,25 @@ bench-large-equal-limits: bench-tools ## Measure the operator against a bare cli
 	$(LOCALBIN)/bench -n "" -limited-n "" -equal-limits $(BENCH_EQUAL) -equal-limits-n $(BENCH_LARGE_N) -repeats 1 -idle 0s \
 		-profile-n $(BENCH_LARGE_N) -one-at-a-time-n $(BENCH_LARGE_N) -contenders operator,bare-client -out docs/benchmarks-large-equal-limits.md
 
+# make bench-writes measures what a write of a Foo costs kube-apiserver in CPU when the Foo
+# carries the operator's status against the one field the bare client writes: the benchmark's
+# scale of the Foo and the contender's status write, BENCH_WRITES of each per run, on envtest's
+# kube-apiserver and etcd alone (no other process writes), BENCH_WRITES_COUNT runs (Go's
+# BenchmarkFooWriteAPIServerCPU in controllers), summarized by benchstat; it writes
+# docs/benchmark-writes.md, at a committed clean tree only. A few minutes.
+BENCH_WRITES ?= 2000
+BENCH_WRITES_COUNT ?= 6
+
+.PHONY: bench-writes
+bench-writes: envtest benchstat ## Measure kube-apiserver's CPU per write of a Foo with the operator's status against one with the bare client's (envtest); writes docs/benchmark-writes.md.
+	@test -z "$$(git status --porcelain)" || { echo "make bench-writes writes a report of a committed clean tree: commit first"; exit 1; }
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./controllers -run '^$$' -bench FooWriteAPIServerCPU \
+		-benchtime $(BENCH_WRITES)x -count $(BENCH_WRITES_COUNT) -timeout 30m > $(LOCALBIN)/bench-writes.txt
+	{ echo "# kube-apiserver's CPU per write of a Foo"; echo; \
+	  echo "\`make bench-writes\` at $$(git rev-parse --short HEAD), $$(date -u '+%Y-%m-%d %H:%M UTC'), $(BENCH_WRITES_COUNT) runs of $(BENCH_WRITES) writes of each kind (\`BenchmarkFooWriteAPIServerCPU\` in controllers/foo_weight_test.go says what they are). \`apiserver-µs/op\` is kube-apiserver's CPU (utime + stime) per write; \`sec/op\` the time per write, 8 writers at once. benchstat's medians, the status columns side by side:"; \
+	  echo; echo '```'; $(BENCHSTAT) -col /status $(LOCALBIN)/bench-writes.txt; echo '```'; \
+	  echo; echo "The runs:"; echo; echo '```'; cat $(LOCALBIN)/bench-writes.txt; echo '```'; } > docs/benchmark-writes.md
+
 # make bench's and make bench-large's every scenario (the idle one too) with 20 Foos, whose
 # report is thrown away (10 Foos to a namespace, so that the Foos span two): the three
 # contenders side by side at client limits of 5/10, then the
@@ -521,6 +540,7 @@ PROMETHEUS ?= $(LOCALBIN)/prometheus
 PROMETHEUS_TAGS := remove_all_sd,enable_kubernetes_sd
 METRICS_SERVER ?= $(LOCALBIN)/metrics-server
 SAMPLE_CONTROLLER ?= $(LOCALBIN)/sample-controller
+BENCHSTAT ?= $(LOCALBIN)/benchstat
 MONITORING_CRDS ?= $(LOCALBIN)/monitoring-crds
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 MIN_ENVTEST_ASSETS ?= $(LOCALBIN)/k8s-min
@@ -640,6 +660,11 @@ $(SAMPLE_CONTROLLER): $(call tool-module,sample-controller)
 	$(call go-build-tool,$@,sample-controller,k8s.io/sample-controller)
 	install -m 0644 "$$(cd hack/tools/sample-controller && go list -m -f '{{.Dir}}' k8s.io/sample-controller)/artifacts/examples/crd-status-subresource.yaml" $(LOCALBIN)/sample-controller-crd.yaml
 
+.PHONY: benchstat
+benchstat: $(BENCHSTAT) ## Build benchstat, for make bench-writes.
+$(BENCHSTAT): $(call tool-module,benchstat)
+	$(call go-build-tool,$@,benchstat,golang.org/x/perf/cmd/benchstat)
+
 .PHONY: monitoring-crds
 monitoring-crds: $(MONITORING_CRDS) ## Copy Prometheus Operator's ServiceMonitor and PrometheusRule CRDs, which the bundle's monitoring needs, into bin/monitoring-crds.
 $(MONITORING_CRDS): $(call tool-module,prometheus-operator)
@@ -648,7 +673,7 @@ $(MONITORING_CRDS): $(call tool-module,prometheus-operator)
 	mkdir -p $@ && install -m 0644 $$dir/monitoring.coreos.com_servicemonitors.yaml $$dir/monitoring.coreos.com_prometheusrules.yaml $@/
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool prometheus monitoring-crds sample-controller ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
+tools: controller-gen kustomize golangci-lint envtest-min operator-sdk scorecard-test crane codegen-tools node-tools metrics-server olm-tools grpc-health-probe olmv1-tools promtool prometheus monitoring-crds sample-controller benchstat ## Build every tool the tests use (make -j2 tools builds two at a time; see docs/development.md#measurement-history for how long).
 
 # What a local cluster (hack/local-cluster.sh) runs: the control plane and kwok (kwokctl,
 # and kwok's controller for simulated nodes) with a simulated node (cluster-tools) or a real
