@@ -72,6 +72,8 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 
+	// A multiple of writers Foos a side: writer w writes the Foos w, w + writers, ..., and no
+	// other writer writes them (the operator's status write carries the resourceVersion).
 	const foosPerSide, writers = 400, 8
 	sides := []weightSide{bareClientSide{}, operatorSide{}}
 	foosOf := make([][]*samplev1alpha1.Foo, len(sides))
