@@ -22,11 +22,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/prometheus/procfs"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,7 +66,7 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pid, err := childProcess("kube-apiserver")
+	apiServer, err := childProcess("kube-apiserver")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 		for i, side := range sides {
 			foos := foosOf[i]
 			b.Run(fmt.Sprintf("status=%s/write=%s", side.name(), write), func(b *testing.B) {
-				before, err := cpuTicks(pid)
+				before, err := cpuSeconds(apiServer)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -109,7 +108,7 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 				}
 				wg.Wait()
 				b.StopTimer()
-				after, err := cpuTicks(pid)
+				after, err := cpuSeconds(apiServer)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -118,7 +117,7 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(after-before)*1e6/clockTicksPerSecond/float64(b.N), "apiserver-µs/op")
+				b.ReportMetric((after-before)*1e6/float64(b.N), "apiserver-µs/op")
 			})
 		}
 	}
@@ -199,56 +198,22 @@ func scaleWeighedFoo(c client.Client, foo *samplev1alpha1.Foo) error {
 	return c.Patch(context.Background(), foo, client.RawPatch(types.MergePatchType, patch), client.FieldOwner("bench-driver"))
 }
 
-// clockTicksPerSecond is the unit of utime and stime in /proc/<pid>/stat (USER_HZ, 100 on
-// Linux).
-const clockTicksPerSecond = 100
-
-// childProcess is the process ID of this process's child whose command is name.
-func childProcess(name string) (int, error) {
-	dirs, err := filepath.Glob("/proc/[0-9]*/stat")
+// childProcess is this process's child whose command is name.
+func childProcess(name string) (procfs.Proc, error) {
+	procs, err := procfs.AllProcs()
 	if err != nil {
-		return 0, err
+		return procfs.Proc{}, err
 	}
-	for _, path := range dirs {
-		fields, comm, err := procStat(path)
-		if err != nil || comm != name || len(fields) < 2 {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(fields[1]); ppid == os.Getpid() {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "/proc/"), "/stat"))
+	for _, p := range procs {
+		if stat, err := p.Stat(); err == nil && stat.Comm == name && stat.PPID == os.Getpid() {
+			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("no child process %s of process %d", name, os.Getpid())
+	return procfs.Proc{}, fmt.Errorf("no child process %s of process %d", name, os.Getpid())
 }
 
-// cpuTicks is the utime + stime of process pid, in clock ticks.
-func cpuTicks(pid int) (int64, error) {
-	fields, _, err := procStat(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the command", pid, len(fields))
-	}
-	utime, err := strconv.ParseInt(fields[11], 10, 64)
-	if err != nil {
-		return 0, err
-	}
-	stime, err := strconv.ParseInt(fields[12], 10, 64)
-	return utime + stime, err
-}
-
-// procStat is the command of /proc/<pid>/stat at path and the fields after it (the state
-// first, the parent's ID second).
-func procStat(path string) (fields []string, comm string, err error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", err
-	}
-	s := string(raw)
-	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || closing < open {
-		return nil, "", fmt.Errorf("%s: no command in %q", path, s)
-	}
-	return strings.Fields(s[closing+1:]), s[open+1 : closing], nil
+// cpuSeconds is the CPU (utime + stime) process p has used.
+func cpuSeconds(p procfs.Proc) (float64, error) {
+	stat, err := p.Stat()
+	return stat.CPUTime(), err
 }
