@@ -126,8 +126,8 @@ func BenchmarkFooWriteAPIServerCPU(b *testing.B) {
 // weightSide is the status one side of BenchmarkFooWriteAPIServerCPU writes to its Foos.
 type weightSide interface {
 	name() string
-	// writeStatus writes foo's status as the side's contender does once a scale ended,
-	// and keeps in foo what the write left.
+	// writeStatus writes foo's status as the side's contender does when its Deployment's
+	// available replicas changed, and keeps in foo what the write left.
 	writeStatus(c client.Client, foo *samplev1alpha1.Foo) error
 }
 
@@ -137,7 +137,7 @@ type bareClientSide struct{}
 func (bareClientSide) name() string { return "bare-client" }
 
 func (bareClientSide) writeStatus(c client.Client, foo *samplev1alpha1.Foo) error {
-	patch := fmt.Appendf(nil, `{"status":{"availableReplicas":%d}}`, *foo.Spec.Replicas)
+	patch := fmt.Appendf(nil, `{"status":{"availableReplicas":%d}}`, nextAvailable(foo))
 	return c.Status().Patch(context.Background(), foo, client.RawPatch(types.MergePatchType, patch), client.FieldOwner("bench-bare-client"))
 }
 
@@ -149,7 +149,7 @@ type operatorSide struct{}
 func (operatorSide) name() string { return "operator" }
 
 func (operatorSide) writeStatus(c client.Client, foo *samplev1alpha1.Foo) error {
-	d := newDeployment(foo, withRollout(*foo.Spec.Replicas, *foo.Spec.Replicas, true))
+	d := newDeployment(foo, withRollout(*foo.Spec.Replicas, nextAvailable(foo), true))
 	d.Generation = foo.Generation
 	d.Status.ObservedGeneration = d.Generation
 	status := computeStatus(foo, observation{deployment: d}, metav1.Now().Rfc3339Copy())
@@ -164,6 +164,16 @@ func (operatorSide) writeStatus(c client.Client, foo *samplev1alpha1.Foo) error 
 	}
 	foo.Status, foo.ResourceVersion = status, updated.ResourceVersion
 	return nil
+}
+
+// nextAvailable is the available replicas a status write reports: the Foo's replicas, or
+// one fewer when its status reports them already, so that every write changes the status
+// (the API server stores no write that changes nothing, nor sends it to watchers).
+func nextAvailable(foo *samplev1alpha1.Foo) int32 {
+	if foo.Status.AvailableReplicas == *foo.Spec.Replicas {
+		return *foo.Spec.Replicas - 1
+	}
+	return *foo.Spec.Replicas
 }
 
 // createWeighedFoos creates n Foos in a namespace of side's, as the benchmark does, and
