@@ -106,19 +106,8 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		return 0, nil
 	}
 	before := meta.FindStatusCondition(foo.Status.Conditions, samplev1alpha1.DegradedCondition)
-	// The whole status in one JSON patch operation, at the cached resourceVersion: no merge
-	// patch computed from two copies of the Foo. It replaces the stored status whole, so a
-	// field this build does not know (one a newer CRD adds, after a rollback) is dropped
-	// rather than left unmaintained.
-	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(foo), {Op: opAdd, Path: "/status", Value: status}})
+	resourceVersion, err := patchStatus(ctx, r.Client, foo, status)
 	if err != nil {
-		return 0, err
-	}
-	// Sent as metadata, the write has the API server answer with the Foo's metadata alone
-	// (protobuf), not the whole Foo as JSON: the pass reads only its resourceVersion.
-	updated := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
-	updated.SetGroupVersionKind(samplev1alpha1.GroupVersion.WithKind("Foo"))
-	if err := r.Status().Patch(ctx, updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
 		switch {
 		case apierrors.IsConflict(err):
 			log.FromContext(ctx).V(1).Info("Foo changed since it was cached; the next pass writes its status")
@@ -131,7 +120,7 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 	}
 	statusWrites.Inc()
 	r.waiting.done(foo)
-	if updated.ResourceVersion != foo.ResourceVersion { // a write that changed nothing has no watch event
+	if resourceVersion != foo.ResourceVersion { // a write that changed nothing has no watch event
 		r.memory.statusWritten(foo)
 	}
 	after := meta.FindStatusCondition(status.Conditions, samplev1alpha1.DegradedCondition)
@@ -143,6 +132,23 @@ func (r *FooReconciler) reconcileStatus(ctx context.Context, foo *samplev1alpha1
 		r.Recorder.Eventf(foo, related, corev1.EventTypeWarning, warningReason(after.Reason), "Reconcile", "%s", after.Message)
 	}
 	return scaling, nil
+}
+
+// patchStatus writes status as foo's whole status, in one JSON patch operation at foo's
+// resourceVersion: no merge patch computed from two copies of the Foo. It replaces the stored
+// status whole, so a field this build does not know (one a newer CRD adds, after a rollback)
+// is dropped rather than left unmaintained. Sent as metadata, the write has the API server
+// answer with the Foo's metadata alone (protobuf), not the whole Foo as JSON: it returns the
+// resourceVersion the write left.
+func patchStatus(ctx context.Context, c client.StatusClient, foo *samplev1alpha1.Foo, status samplev1alpha1.FooStatus) (string, error) {
+	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(foo), {Op: opAdd, Path: "/status", Value: status}})
+	if err != nil {
+		return "", err
+	}
+	updated := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
+	updated.SetGroupVersionKind(samplev1alpha1.GroupVersion.WithKind("Foo"))
+	err = c.Status().Patch(ctx, updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager))
+	return updated.ResourceVersion, err
 }
 
 // progressReportWait is how long the write of status may wait; 0 to write it now. While

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,8 +141,7 @@ func (bareClientSide) writeStatus(c client.Client, foo *samplev1alpha1.Foo) erro
 }
 
 // operatorSide writes the status reconcileStatus writes: computeStatus's, for the
-// Deployment rolled out to the Foo's replicas, in one JSON patch at the Foo's
-// resourceVersion, answered with metadata.
+// Deployment rolled out to the Foo's replicas, with reconcileStatus's patchStatus.
 type operatorSide struct{}
 
 func (operatorSide) name() string { return "operator" }
@@ -153,16 +151,11 @@ func (operatorSide) writeStatus(c client.Client, foo *samplev1alpha1.Foo) error 
 	d.Generation = foo.Generation
 	d.Status.ObservedGeneration = d.Generation
 	status := computeStatus(foo, observation{deployment: d}, metav1.Now().Rfc3339Copy())
-	patch, err := json.Marshal([]jsonPatchOp{onlyIfUnchanged(foo), {Op: opAdd, Path: "/status", Value: status}})
+	resourceVersion, err := patchStatus(context.Background(), c, foo, status)
 	if err != nil {
 		return err
 	}
-	updated := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Name}}
-	updated.SetGroupVersionKind(samplev1alpha1.GroupVersion.WithKind("Foo"))
-	if err := c.Status().Patch(context.Background(), updated, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldManager)); err != nil {
-		return err
-	}
-	foo.Status, foo.ResourceVersion = status, updated.ResourceVersion
+	foo.Status, foo.ResourceVersion = status, resourceVersion
 	return nil
 }
 
