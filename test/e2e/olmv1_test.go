@@ -183,8 +183,11 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 			if mode == "SingleNamespace" {
 				// OLM v1 v1.2.0 grants the CSV's permissions in the watched namespace only
 				// (OLM v0 also in the operator's own), so the operator cannot take its Lease.
-				Expect(operatorMayCreateLease(watched)).To(BeTrue(), "the CSV's permissions in the watched namespace")
-				Expect(operatorMayCreateLease(olmv1Namespace)).To(BeFalse(),
+				// Eventually: when the ClusterExtension was installed for all namespaces first,
+				// Helm's upgrade to the one namespace deletes that install's ClusterRoleBinding
+				// only after it has updated the Deployment.
+				Eventually(operatorMayCreateLease).WithArguments(watched).Should(BeTrue(), "the CSV's permissions in the watched namespace")
+				Eventually(operatorMayCreateLease).WithArguments(olmv1Namespace).Should(BeFalse(),
 					"OLM v1 now grants the CSV's permissions in the install namespace: %s is no longer needed", olmv1SingleNamespaceManifest)
 				env.Kubectl("apply", "--server-side", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
 				DeferCleanup(env.Kubectl, "delete", "-f", filepath.Join(root, olmv1SingleNamespaceManifest))
@@ -206,8 +209,7 @@ var _ = Describe("OLM v1", Label(RealNode), Ordered, func() {
 
 // operatorMayCreateLease reports whether RBAC lets the operator's ServiceAccount create a
 // Lease in ns.
-func operatorMayCreateLease(ns string) bool {
-	GinkgoHelper()
+func operatorMayCreateLease(g Gomega, ns string) bool {
 	review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
 		Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: "system:serviceaccount:" + olmv1Namespace + ":foo-operator-controller-manager",
@@ -216,7 +218,7 @@ func operatorMayCreateLease(ns string) bool {
 			},
 		},
 	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred())
 	return review.Status.Allowed
 }
 
